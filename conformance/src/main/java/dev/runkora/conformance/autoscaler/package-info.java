@@ -1,0 +1,2 @@
+/** Conformance suites for the autoscaler SPI. */
+package dev.runkora.conformance.autoscaler;

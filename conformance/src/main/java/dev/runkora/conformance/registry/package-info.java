@@ -1,0 +1,2 @@
+/** Conformance suites for the registry SPI. */
+package dev.runkora.conformance.registry;

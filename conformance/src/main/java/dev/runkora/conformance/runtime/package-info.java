@@ -1,0 +1,2 @@
+/** Conformance suites for the runtime SPI. */
+package dev.runkora.conformance.runtime;

@@ -1,0 +1,2 @@
+/** Conformance suites for the storage SPI. */
+package dev.runkora.conformance.storage;
