@@ -1,0 +1,140 @@
+package dev.runkora.cli.bench;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonWriter;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.Optional;
+
+/** The things kora is measured against: bare processes, bare bubblewrap, {@code runc run}. */
+final class Baselines {
+  private Baselines() {}
+
+  /** Runs a command to completion with its output discarded; fails on a non-zero exit. */
+  static void runQuietly(List<String> command) throws IOException, InterruptedException {
+    Process p =
+        new ProcessBuilder(command)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .start();
+    int exit = p.waitFor();
+    if (exit != 0) {
+      throw new IOException(String.join(" ", command) + " exited " + exit);
+    }
+  }
+
+  /** Times {@code iterations} runs of {@code command}. */
+  static Samples time(List<String> command, int iterations)
+      throws IOException, InterruptedException {
+    Samples s = new Samples();
+    for (int i = 0; i < iterations; i++) {
+      long t0 = System.nanoTime();
+      runQuietly(command);
+      s.add(System.nanoTime() - t0);
+    }
+    return s;
+  }
+
+  /** Where an executable is on the PATH. */
+  static Optional<Path> which(String name) {
+    String path = System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+    for (String dir : (path + ":/usr/sbin:/sbin").split(":")) {
+      Path p = Path.of(dir, name);
+      if (Files.isExecutable(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Bare bubblewrap running {@code true} with the host root read-only and every namespace. */
+  static List<String> bwrapTrue(Path bwrap) {
+    return List.of(
+        bwrap.toString(),
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--unshare-all",
+        "--die-with-parent",
+        "--",
+        "true");
+  }
+
+  /**
+   * Builds an OCI bundle for runc whose root filesystem is busybox-static and whose process is
+   * {@code /bin/true}, without a terminal.
+   */
+  static Path runcBundle(Path runc, Path dir) throws IOException, InterruptedException {
+    Path busybox =
+        which("busybox")
+            .orElseThrow(() -> new IOException("busybox is not installed (apt busybox-static)"));
+    Path rootfs = Files.createDirectories(dir.resolve("rootfs/bin"));
+    Files.copy(busybox, rootfs.resolve("busybox"), StandardCopyOption.REPLACE_EXISTING);
+    Files.createSymbolicLink(rootfs.resolve("true"), Path.of("busybox"));
+    for (String d : List.of("proc", "dev", "sys", "tmp")) {
+      Files.createDirectories(dir.resolve("rootfs").resolve(d));
+    }
+    new ProcessBuilder(runc.toString(), "spec")
+        .directory(dir.toFile())
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start()
+        .waitFor();
+    Path config = dir.resolve("config.json");
+    JsonObject spec;
+    try (Reader r = Files.newBufferedReader(config);
+        JsonReader reader = Json.createReader(r)) {
+      spec = reader.readObject();
+    }
+    JsonObject process = spec.getJsonObject("process");
+    JsonObject patched =
+        Json.createObjectBuilder(spec)
+            .add(
+                "process",
+                Json.createObjectBuilder(process)
+                    .add("terminal", false)
+                    .add("args", Json.createArrayBuilder().add("/bin/true")))
+            .add("root", Json.createObjectBuilder().add("path", "rootfs").add("readonly", true))
+            .build();
+    try (Writer w = Files.newBufferedWriter(config);
+        JsonWriter writer = Json.createWriter(w)) {
+      writer.writeObject(patched);
+    }
+    return dir;
+  }
+
+  /** {@code runc run} of the bundle, a fresh container id per run. */
+  static Samples timeRunc(Path runc, Path bundle, int iterations, Path state)
+      throws IOException, InterruptedException {
+    Samples s = new Samples();
+    for (int i = 0; i < iterations; i++) {
+      List<String> command =
+          List.of(
+              runc.toString(),
+              "--root",
+              state.toString(),
+              "run",
+              "--bundle",
+              bundle.toString(),
+              "kora-bench-" + ProcessHandle.current().pid() + "-" + i);
+      long t0 = System.nanoTime();
+      runQuietly(command);
+      s.add(System.nanoTime() - t0);
+    }
+    return s;
+  }
+}
