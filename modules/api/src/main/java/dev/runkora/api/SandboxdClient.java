@@ -207,17 +207,35 @@ public final class SandboxdClient implements AutoCloseable {
   }
 
   /**
-   * kora's streaming exec, {@code POST /v1/sandboxes/{id}/exec/stream}: output arrives as
-   * newline-delimited JSON frames while the command runs and is handed to {@code output}.
+   * kora's streaming exec, {@code POST /v1/sandboxes/{id}/exec/stream}, with stdin closed: output
+   * arrives while the command runs and is handed to {@code output}.
    *
    * @return the command's exit code
    */
   public int execStream(String id, String token, ExecRequest exec, ExecOutput output) {
-    String body = Wire.write(exec.toJson());
+    return execStream(id, token, exec, null, output);
+  }
+
+  /**
+   * kora's streaming exec with stdin. The body is the exec request on one line, then {@code stdin}
+   * (copied until its end, then the command's stdin is closed); the answer is newline-delimited
+   * JSON frames {@code {"stream": "stdout"|"stderr", "data": base64}} and a last frame {@code
+   * {"exit_code": n}}. Blank lines are heartbeats.
+   *
+   * @param stdin the command's standard input; null for none
+   * @return the command's exit code
+   */
+  public int execStream(
+      String id, String token, ExecRequest exec, InputStream stdin, ExecOutput output) {
+    byte[] head = (Wire.write(exec.toJson()) + "\n").getBytes(StandardCharsets.UTF_8);
+    HttpRequest.BodyPublisher body =
+        stdin == null
+            ? HttpRequest.BodyPublishers.ofByteArray(head)
+            : HttpRequest.BodyPublishers.ofInputStream(
+                () ->
+                    new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(head), stdin));
     HttpRequest req =
-        withTimeout(
-                request(sandboxPath(id, "/exec/stream"), token).POST(ofString(body)),
-                execTimeout(exec))
+        withTimeout(request(sandboxPath(id, "/exec/stream"), token).POST(body), execTimeout(exec))
             .build();
     HttpResponse<InputStream> response = call(req, HttpResponse.BodyHandlers.ofInputStream());
     try (InputStream in = response.body()) {
@@ -235,7 +253,7 @@ public final class SandboxdClient implements AutoCloseable {
           return exit.get();
         }
       }
-      throw new ApiException(502, "exec stream ended without an exit frame");
+      throw new ApiException(502, "exec stream ended without an exit code");
     } catch (IOException e) {
       throw new ApiException("exec stream from " + base + " broke: " + e.getMessage(), e);
     }
@@ -369,29 +387,29 @@ public final class SandboxdClient implements AutoCloseable {
 
     /** Hands one frame to {@code output}; returns the exit code on the terminal frame. */
     static Optional<Integer> dispatch(JsonObject frame, ExecOutput output) {
-      String type = Wire.string(frame, "type");
-      switch (type) {
+      if (frame.containsKey("exit_code")) {
+        return Optional.of((int) Wire.number(frame, "exit_code"));
+      }
+      if (frame.containsKey("error")) {
+        long status = Wire.number(frame, "status");
+        throw new ApiException(status == 0 ? 502 : (int) status, Wire.string(frame, "error"));
+      }
+      switch (Wire.string(frame, "stream")) {
         case "stdout" -> output.stdout(data(frame));
         case "stderr" -> output.stderr(data(frame));
-        case "exit" -> {
-          return Optional.of((int) Wire.number(frame, "exit_code"));
-        }
-        case "error" -> {
-          long status = Wire.number(frame, "status");
-          throw new ApiException(status == 0 ? 502 : (int) status, Wire.string(frame, "error"));
-        }
         default -> {
-          // Unknown frame types are ignored, like unknown fields.
+          // Unknown frames are ignored, like unknown fields.
         }
       }
       return Optional.empty();
     }
 
     private static byte[] data(JsonObject frame) {
-      if (frame.containsKey("data")) {
+      try {
         return Base64.getDecoder().decode(Wire.string(frame, "data"));
+      } catch (IllegalArgumentException e) {
+        throw new ApiException(502, "exec stream frame holds no base64 data");
       }
-      return Wire.string(frame, "text").getBytes(StandardCharsets.UTF_8);
     }
   }
 

@@ -78,15 +78,15 @@ class SandboxdClientTest {
 
     assertThat(
             SandboxdClient.ExecFrames.dispatch(
-                Wire.parseObject("{\"type\":\"stdout\",\"data\":\"" + hello + "\"}"), output))
+                Wire.parseObject("{\"stream\":\"stdout\",\"data\":\"" + hello + "\"}"), output))
         .isEmpty();
     assertThat(
             SandboxdClient.ExecFrames.dispatch(
-                Wire.parseObject("{\"type\":\"stderr\",\"data\":\"\"}"), output))
+                Wire.parseObject("{\"stream\":\"stderr\",\"data\":\"\"}"), output))
         .isEmpty();
     assertThat(
             SandboxdClient.ExecFrames.dispatch(
-                Wire.parseObject("{\"type\":\"exit\",\"exit_code\":7}"), output))
+                Wire.parseObject("{\"exit_code\":7,\"timed_out\":false}"), output))
         .contains(7);
     assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("hello\n");
     assertThat(err.size()).isZero();
@@ -99,7 +99,7 @@ class SandboxdClientTest {
     assertThatThrownBy(
             () ->
                 SandboxdClient.ExecFrames.dispatch(
-                    Wire.parseObject("{\"type\":\"error\",\"error\":\"agent gone\"}"), output))
+                    Wire.parseObject("{\"error\":\"agent gone\"}"), output))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(502))
         .hasMessageContaining("agent gone");
   }

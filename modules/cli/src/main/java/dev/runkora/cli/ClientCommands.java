@@ -14,6 +14,7 @@ import dev.runkora.api.SandboxRow;
 import dev.runkora.api.SandboxdClient;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
+import java.io.InputStream;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,12 +27,12 @@ final class ClientCommands {
   static final Args.Spec RUN =
       new Args.Spec(
           Set.of("template", "size", "net", "ttl", "env", "cwd", "timeout", "claim-env"),
-          Set.of("quiet"),
+          Set.of("quiet", "stdin"),
           0);
   static final Args.Spec CLAIM =
       new Args.Spec(Set.of("template", "size", "net", "ttl", "ref", "env"), Set.of("json"), -1);
   static final Args.Spec EXEC =
-      new Args.Spec(Set.of("token", "env", "cwd", "timeout"), Set.of("json"), 1);
+      new Args.Spec(Set.of("token", "env", "cwd", "timeout"), Set.of("json", "stdin"), 1);
   static final Args.Spec RELEASE = new Args.Spec(Set.of("token"), Set.of(), -1);
   static final Args.Spec RENEW = new Args.Spec(Set.of("token", "ttl"), Set.of("json"), -1);
   static final Args.Spec INFO = new Args.Spec(Set.of(), Set.of("json"), -1);
@@ -108,7 +109,11 @@ final class ClientCommands {
       try {
         exit =
             client.execStream(
-                sandbox.id(), sandbox.token(), exec, ExecOutput.to(console.out(), console.err()));
+                sandbox.id(),
+                sandbox.token(),
+                exec,
+                args.flag("stdin") ? console.in() : null,
+                ExecOutput.to(console.out(), console.err()));
         executed = System.nanoTime();
       } catch (ApiException e) {
         throw connection.explain(e);
@@ -166,7 +171,9 @@ final class ClientCommands {
       console.out().println(result.toJson());
       return result.exitCode();
     }
-    return call(c -> c.execStream(id, token, exec, ExecOutput.to(console.out(), console.err())));
+    InputStream stdin = args.flag("stdin") ? console.in() : null;
+    return call(
+        c -> c.execStream(id, token, exec, stdin, ExecOutput.to(console.out(), console.err())));
   }
 
   /** {@code release}: already gone counts as released. */

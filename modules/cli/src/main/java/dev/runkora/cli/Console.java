@@ -1,5 +1,6 @@
 package dev.runkora.cli;
 
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Map;
@@ -9,11 +10,16 @@ import java.util.Optional;
  * What a command sees of the world: its output streams, environment and home directory. Tests hand
  * in their own.
  */
-record Console(PrintStream out, PrintStream err, Map<String, String> env, Path userHome) {
+record Console(
+    InputStream in, PrintStream out, PrintStream err, Map<String, String> env, Path userHome) {
 
   static Console system() {
     return new Console(
-        System.out, System.err, System.getenv(), Path.of(System.getProperty("user.home")));
+        System.in,
+        System.out,
+        System.err,
+        System.getenv(),
+        Path.of(System.getProperty("user.home")));
   }
 
   /** An environment variable that is set and not blank. */

@@ -22,10 +22,11 @@ public final class Main {
                    --iterations N (200)  --sandboxes N (500)  --clients N (50)  --seconds S (5)
 
       sandboxes:
-        run [--template T] [--size S] [--net N] [--env K=V] [--cwd DIR] [--timeout S] -- CMD...
-                   claim, run CMD with its output streamed, release; exits with CMD's status
+        run [--template T] [--size S] [--net N] [--env K=V] [--cwd DIR] [--timeout S] [--stdin]
+            -- CMD...  claim, run CMD with its output streamed, release; exits with CMD's status
+                   (--stdin forwards this terminal's standard input to CMD)
         claim      [--template T] [--size S] [--net N] [--ttl S] [--ref REF] [--json]
-        exec ID    [--token T] [--env K=V] [--cwd DIR] [--timeout S] [--json] -- CMD...
+        exec ID    [--token T] [--env K=V] [--cwd DIR] [--timeout S] [--stdin] [--json] -- CMD...
         release ID [--token T]
         renew ID   [--ttl S] [--token T]
         sandboxes  [--ref REF] [--json]

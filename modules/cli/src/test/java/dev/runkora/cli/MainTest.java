@@ -7,6 +7,7 @@ import dev.runkora.api.PoolKey;
 import dev.runkora.api.PoolSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,7 @@ class MainTest {
 
   private Console console(Map<String, String> env) {
     return new Console(
+        InputStream.nullInputStream(),
         new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8),
         env,
