@@ -1,0 +1,229 @@
+package dev.runkora.sandboxd.engine;
+
+import dev.runkora.common.files.PrivateFiles;
+import dev.runkora.common.json.JsonFields;
+import dev.runkora.common.json.JsonFormatError;
+import dev.runkora.common.json.JsonText;
+import dev.runkora.common.json.Rfc3339;
+import dev.runkora.spi.core.KoraException;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The live claims and their file, {@code <data_dir>/claims.json}: a JSON object keyed by sandbox
+ * id.
+ *
+ * <p>A change to the map is cheap and takes no file lock; it returns a version. {@link #commit}
+ * makes sure the file holds at least that version: writers take one lock, and a writer whose
+ * version was already covered by another's write returns at once (group commit). Writes are
+ * sequenced under that lock, so an older image never replaces a newer one, and the image is made
+ * and written outside the lock the claim path contends on.
+ */
+public final class ClaimStore {
+
+  /** The file's name in the data directory. */
+  public static final String FILE = "claims.json";
+
+  private final Path file;
+  private final boolean sync;
+  private final Map<String, Claim> claims = new ConcurrentHashMap<>();
+  private final AtomicLong version = new AtomicLong();
+  private final ReentrantLock writer = new ReentrantLock();
+  private volatile long written;
+  private volatile IOException injectedFailure;
+
+  private ClaimStore(Path file, boolean sync) {
+    this.file = file;
+    this.sync = sync;
+  }
+
+  /**
+   * Loads the store from a data directory. A missing file is an empty store.
+   *
+   * @throws KoraException {@code INVALID_ARGUMENT} naming the file when it is malformed; the daemon
+   *     then refuses to start
+   */
+  public static ClaimStore load(Path dataDir, boolean sync) {
+    var store = new ClaimStore(dataDir.resolve(FILE), sync);
+    if (!Files.exists(store.file)) {
+      return store;
+    }
+    try {
+      byte[] bytes = Files.readAllBytes(store.file);
+      var root = JsonText.parseObject(bytes);
+      for (var entry : root.entrySet()) {
+        if (entry.getValue().getValueType() != jakarta.json.JsonValue.ValueType.OBJECT) {
+          throw new JsonFormatError("entry \"" + entry.getKey() + "\" is not an object");
+        }
+        Claim claim =
+            fromJson(JsonFields.of(entry.getValue().asJsonObject(), entry.getKey() + "."));
+        if (!claim.id().equals(entry.getKey())) {
+          throw new JsonFormatError("entry \"" + entry.getKey() + "\" has id " + claim.id());
+        }
+        store.claims.put(claim.id(), claim);
+      }
+    } catch (IOException e) {
+      throw KoraException.invalidArgument("cannot read %s: %s", store.file, e.getMessage());
+    } catch (JsonFormatError | ApiException | IllegalArgumentException e) {
+      throw KoraException.invalidArgument(
+          "malformed %s: %s (fix or remove the file; the daemon does not start on a state file it"
+              + " cannot read)",
+          store.file, e.getMessage());
+    }
+    return store;
+  }
+
+  /** Returns the file's path. */
+  public Path file() {
+    return file;
+  }
+
+  /** Returns a claim by id. */
+  public Optional<Claim> get(String id) {
+    return Optional.ofNullable(claims.get(id));
+  }
+
+  /** Returns every live claim. */
+  public Collection<Claim> all() {
+    return List.copyOf(claims.values());
+  }
+
+  /** Returns the number of live claims. */
+  public int size() {
+    return claims.size();
+  }
+
+  /** Adds or replaces a claim; returns the version to commit. */
+  public long put(Claim claim) {
+    claims.put(claim.id(), claim);
+    return version.incrementAndGet();
+  }
+
+  /** Replaces a claim only if it is still the given one; returns the version, or -1. */
+  public long replace(Claim old, Claim updated) {
+    if (!claims.replace(old.id(), old, updated)) {
+      return -1;
+    }
+    return version.incrementAndGet();
+  }
+
+  /** Removes a claim if it is still the given one; returns the version, or -1 when gone. */
+  public long remove(Claim claim) {
+    if (!claims.remove(claim.id(), claim)) {
+      return -1;
+    }
+    return version.incrementAndGet();
+  }
+
+  /** Returns the current version. */
+  public long version() {
+    return version.get();
+  }
+
+  /**
+   * Returns once the file holds an image at least as new as {@code atLeast}.
+   *
+   * @throws IOException when the write failed; the file then still holds an older image
+   */
+  public void commit(long atLeast) throws IOException {
+    if (written >= atLeast) {
+      return;
+    }
+    writer.lock();
+    try {
+      if (written >= atLeast) {
+        return;
+      }
+      long current = version.get();
+      var image = new TreeMap<String, Claim>(claims);
+      write(image);
+      written = current;
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  private void write(Map<String, Claim> image) throws IOException {
+    var failure = injectedFailure;
+    if (failure != null) {
+      throw failure;
+    }
+    var root = Json.createObjectBuilder();
+    image.forEach((id, claim) -> root.add(id, toJson(claim)));
+    PrivateFiles.replace(file, JsonText.compact(root.build()), sync);
+  }
+
+  /** Makes every later write fail (tests of the rollback path); null to stop. */
+  public void failWritesWith(IOException failure) {
+    injectedFailure = failure;
+  }
+
+  static JsonObject toJson(Claim claim) {
+    var env = Json.createObjectBuilder();
+    claim.env().forEach(env::add);
+    var mounts = Json.createArrayBuilder();
+    for (ClaimMount m : claim.mounts()) {
+      mounts.add(
+          Json.createObjectBuilder()
+              .add("host_path", m.hostPath())
+              .add("path", m.path())
+              .add("read_only", m.readOnly())
+              .add("workspace", m.workspace()));
+    }
+    return Json.createObjectBuilder()
+        .add("id", claim.id())
+        .add("vm_name", claim.vmName())
+        .add("key", claim.key().toJson())
+        .add("token", claim.token())
+        .add("deadline", Rfc3339.formatPrecise(claim.deadline()))
+        .add("lease_seconds", claim.leaseSeconds())
+        .add("tenant", claim.tenant())
+        .add("claim_ref", claim.claimRef())
+        .add("claimed_at", Rfc3339.formatPrecise(claim.claimedAt()))
+        .add("env", env)
+        .add("mounts", mounts)
+        .build();
+  }
+
+  static Claim fromJson(JsonFields json) {
+    var key = json.objectField("key").orElseThrow(() -> new JsonFormatError("missing key"));
+    var mounts = new ArrayList<ClaimMount>();
+    for (JsonFields m : json.objects("mounts")) {
+      mounts.add(
+          new ClaimMount(
+              m.requiredString("host_path"),
+              m.requiredString("path"),
+              m.bool("read_only", false),
+              m.string("workspace", "")));
+    }
+    String vmName = json.requiredString("vm_name");
+    if (!vmName.startsWith(Ids.VM_PREFIX)) {
+      throw new JsonFormatError("vm_name " + vmName + " is not one of ours");
+    }
+    var deadline = Rfc3339.parse(json.requiredString("deadline"));
+    return new Claim(
+        json.requiredString("id"),
+        vmName,
+        PoolKey.of(key.requiredString("template"), key.string("net", ""), key.string("size", "")),
+        json.requiredString("token"),
+        deadline,
+        json.longValue("lease_seconds", Lease.DEFAULT_SECONDS),
+        json.string("tenant", ""),
+        json.string("claim_ref", ""),
+        json.has("claimed_at") ? Rfc3339.parse(json.requiredString("claimed_at")) : deadline,
+        json.stringMap("env"),
+        mounts);
+  }
+}

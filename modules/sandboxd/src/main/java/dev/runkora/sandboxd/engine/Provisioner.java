@@ -1,0 +1,93 @@
+package dev.runkora.sandboxd.engine;
+
+import dev.runkora.spi.core.KoraException;
+import dev.runkora.spi.runtime.MountSpec;
+import dev.runkora.spi.runtime.RuntimeCapability;
+import dev.runkora.spi.runtime.SandboxRuntime;
+import dev.runkora.spi.runtime.SandboxSpec;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Makes and destroys runtime sandboxes for pool keys: resolves the template, applies the size
+ * tier's limits (those the runtime enforces), names the sandbox with the daemon's prefix.
+ */
+public final class Provisioner {
+
+  private static final System.Logger LOG = System.getLogger(Provisioner.class.getName());
+
+  private final SandboxRuntime runtime;
+  private final TemplateResolver templates;
+
+  /** Creates a provisioner. */
+  public Provisioner(SandboxRuntime runtime, TemplateResolver templates) {
+    this.runtime = runtime;
+    this.templates = templates;
+  }
+
+  /** Returns the runtime. */
+  public SandboxRuntime runtime() {
+    return runtime;
+  }
+
+  /** Returns the template resolver. */
+  public TemplateResolver templates() {
+    return templates;
+  }
+
+  /**
+   * Checks that this node can serve a key at all, before a slot or a sandbox is spent on it.
+   *
+   * @throws ApiException 409 for {@code egress} on a runtime without outbound network
+   */
+  public void checkServable(PoolKey key) {
+    if (key.net().equals("egress")
+        && !runtime.capabilities().contains(RuntimeCapability.NETWORK_EGRESS)) {
+      throw new ApiException(409, "net egress is not available on this node");
+    }
+  }
+
+  /**
+   * Creates and starts a sandbox for a key, with extra mounts bound at creation.
+   *
+   * @return the runtime name of the new sandbox
+   * @throws ApiException 404/400 for a bad template, 409 for an unservable net, 500 when the
+   *     runtime fails (nothing is left behind)
+   */
+  public String create(PoolKey key, List<MountSpec> extraMounts) {
+    checkServable(key);
+    var root = templates.root(key.template());
+    var mounts = new ArrayList<MountSpec>();
+    for (var bind : root.binds()) {
+      mounts.add(MountSpec.readOnly(bind.getKey(), bind.getValue()));
+    }
+    mounts.addAll(extraMounts);
+    String name = Ids.vmName();
+    var spec =
+        new SandboxSpec(
+            name,
+            root.directory(),
+            true,
+            mounts,
+            key.tier().limits(runtime.capabilities()),
+            key.network(),
+            root.env(),
+            root.workingDirectory());
+    try {
+      runtime.create(spec);
+      return name;
+    } catch (KoraException e) {
+      int status = e.kind() == dev.runkora.spi.core.ErrorKind.INVALID_ARGUMENT ? 400 : 500;
+      throw new ApiException(status, "provisioning failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Destroys a sandbox; failures are logged, never thrown (the reaper or a restart retries). */
+  public void destroy(String name) {
+    try {
+      runtime.delete(name);
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "could not delete sandbox " + name, e);
+    }
+  }
+}

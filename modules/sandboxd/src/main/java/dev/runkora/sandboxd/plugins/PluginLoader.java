@@ -1,0 +1,147 @@
+package dev.runkora.sandboxd.plugins;
+
+import dev.runkora.common.files.PrivateFiles;
+import dev.runkora.sandboxd.SandboxdConfig;
+import dev.runkora.spi.autoscaler.AutoscalerContext;
+import dev.runkora.spi.autoscaler.AutoscalerProvider;
+import dev.runkora.spi.core.KoraException;
+import dev.runkora.spi.core.PluginConfig;
+import dev.runkora.spi.core.PluginProvider;
+import dev.runkora.spi.registry.ImageRegistry;
+import dev.runkora.spi.registry.RegistryContext;
+import dev.runkora.spi.registry.RegistryProvider;
+import dev.runkora.spi.registry.RegistrySettings;
+import dev.runkora.spi.runtime.RuntimeContext;
+import dev.runkora.spi.runtime.RuntimeProvider;
+import dev.runkora.spi.storage.StorageContext;
+import dev.runkora.spi.storage.StorageProvider;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+
+/**
+ * Finds the providers on the module path with {@link ServiceLoader} and creates the configured
+ * plugins. Selection is by name: a missing or duplicated name fails start-up with a message that
+ * names what was found.
+ */
+public final class PluginLoader {
+
+  private static final System.Logger LOG = System.getLogger(PluginLoader.class.getName());
+
+  /**
+   * Registry plugins that serve only specific templates go before {@code oci}, which serves all.
+   */
+  private static final Map<String, Integer> REGISTRY_ORDER =
+      Map.of("host", 0, "oci-layout", 1, "oci", 9);
+
+  private PluginLoader() {}
+
+  /** Creates the plugins the configuration names. */
+  public static PluginSet load(SandboxdConfig config) {
+    Path data = config.dataDir();
+    var runtimeProvider = select(RuntimeProvider.class, "runtime", config.runtime());
+    var runtime =
+        runtimeProvider.create(
+            new PluginConfig(config.runtimeSettings()),
+            new RuntimeContext(dir(data, "runtime", config.runtime()), logger("runtime")));
+    var settings =
+        new RegistrySettings(
+            config.registry().mirrors(),
+            config.registry().registryPorts(),
+            config.registry().plainHttpHosts());
+    var registries = new ArrayList<ImageRegistry>();
+    var registryProviders = all(RegistryProvider.class);
+    registryProviders.sort(
+        Comparator.comparing((RegistryProvider p) -> REGISTRY_ORDER.getOrDefault(p.name(), 5))
+            .thenComparing(PluginProvider::name));
+    for (RegistryProvider provider : registryProviders) {
+      registries.add(
+          provider.create(
+              PluginConfig.empty(),
+              new RegistryContext(
+                  dir(data, "registry", provider.name()), settings, logger("registry"))));
+    }
+    var autoscalerProvider = select(AutoscalerProvider.class, "autoscaler", config.autoscaler());
+    var autoscaler =
+        autoscalerProvider.create(
+            PluginConfig.empty(),
+            new AutoscalerContext(InstantSource.system(), logger("autoscaler")));
+    var storage = Optional.<dev.runkora.spi.storage.StorageClass>empty();
+    if (!config.storage().isEmpty()) {
+      var found =
+          all(StorageProvider.class).stream()
+              .filter(p -> p.name().equals(config.storage()))
+              .toList();
+      if (found.isEmpty()) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "storage plugin ''{0}'' not found; workspace mounts are off",
+            config.storage());
+      } else {
+        storage =
+            Optional.of(
+                found
+                    .getFirst()
+                    .create(
+                        PluginConfig.empty(),
+                        new StorageContext(
+                            dir(data, "storage", config.storage()), logger("storage"))));
+      }
+    }
+    LOG.log(
+        System.Logger.Level.INFO,
+        "plugins: runtime {0} {1}, registries {2}, autoscaler {3}, storage {4}",
+        config.runtime(),
+        runtime.capabilities(),
+        registryProviders.stream().map(PluginProvider::name).toList(),
+        config.autoscaler(),
+        storage.isPresent() ? config.storage() : "none");
+    return new PluginSet(runtime, registries, autoscaler, storage);
+  }
+
+  private static <P extends PluginProvider<?>> List<P> all(Class<P> type) {
+    var result = new ArrayList<P>();
+    for (P provider : ServiceLoader.load(type, PluginLoader.class.getClassLoader())) {
+      result.add(provider);
+    }
+    return result;
+  }
+
+  private static <P extends PluginProvider<?>> P select(Class<P> type, String point, String name) {
+    var found = all(type);
+    var matching = found.stream().filter(p -> p.name().equals(name)).toList();
+    if (matching.size() == 1) {
+      return matching.getFirst();
+    }
+    String available =
+        found.stream()
+            .map(p -> p.name() + " (" + p.getClass().getModule().getName() + ")")
+            .collect(Collectors.joining(", "));
+    if (matching.isEmpty()) {
+      throw KoraException.notFound(
+          "no %s plugin named '%s'; found: %s",
+          point, name, available.isEmpty() ? "none" : available);
+    }
+    throw KoraException.alreadyExists(
+        "%d %s plugins are named '%s': %s", matching.size(), point, name, available);
+  }
+
+  private static Path dir(Path data, String point, String name) {
+    try {
+      return PrivateFiles.directory(data.resolve(point).resolve(name));
+    } catch (IOException e) {
+      throw KoraException.unavailable("cannot create %s: %s", data.resolve(point), e.getMessage());
+    }
+  }
+
+  private static System.Logger logger(String point) {
+    return System.getLogger("dev.runkora.plugin." + point);
+  }
+}
