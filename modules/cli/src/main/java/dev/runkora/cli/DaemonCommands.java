@@ -177,7 +177,8 @@ final class DaemonCommands {
   private static Sandboxd start(SandboxdConfig config) {
     try {
       return Sandboxd.start(config);
-    } catch (KoraException e) {
+    } catch (RuntimeException e) {
+      // KoraException carries a message meant for people; anything else (a port in use) too.
       throw new CliException("kora-sandboxd did not start: " + e.getMessage(), e);
     }
   }

@@ -62,6 +62,13 @@ public final class Main {
       return 2;
     } catch (CliException e) {
       console.err().println("kora " + command + ": " + e.getMessage());
+      if (console.env("KORA_DEBUG").isPresent()) {
+        e.printStackTrace(console.err());
+      }
+      return 1;
+    } catch (RuntimeException e) {
+      console.err().println("kora " + command + ": unexpected failure: " + e);
+      e.printStackTrace(console.err());
       return 1;
     }
   }
