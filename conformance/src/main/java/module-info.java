@@ -10,7 +10,7 @@ module dev.runkora.conformance {
   requires transitive dev.runkora.spi.autoscaler;
   requires transitive org.junit.jupiter.api;
   requires transitive org.assertj.core;
-  requires org.awaitility;
+  requires awaitility; // no Automatic-Module-Name: the name comes from the jar file
 
   exports dev.runkora.conformance.runtime;
   exports dev.runkora.conformance.registry;

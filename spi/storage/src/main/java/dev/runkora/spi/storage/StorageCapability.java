@@ -6,7 +6,11 @@ public enum StorageCapability {
   NODE_LOCAL,
   /** Workspaces can be used from several nodes at once ({@link AccessMode#READ_WRITE_MANY}). */
   SHARED,
-  /** {@link WorkspaceRequest#sizeBytes()} is enforced: writes beyond it fail. */
+  /**
+   * {@link WorkspaceRequest#sizeBytes()} is enforced in every configuration: writes beyond it fail.
+   * A plugin that enforces sizes only when configured to leaves this out and reports it through
+   * {@link StorageDescription#sizeEnforced()} and {@link Workspace#sizeEnforced()}.
+   */
   SIZE_ENFORCED,
   /** {@link StorageClass#expand} grows a workspace in place. */
   EXPANSION,

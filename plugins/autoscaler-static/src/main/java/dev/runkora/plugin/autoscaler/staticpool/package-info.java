@@ -1,0 +1,4 @@
+/**
+ * The {@code static} autoscaler plugin. Internal: only the provider is reached, via its service.
+ */
+package dev.runkora.plugin.autoscaler.staticpool;

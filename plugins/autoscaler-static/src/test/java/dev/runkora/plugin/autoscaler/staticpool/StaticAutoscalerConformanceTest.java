@@ -1,0 +1,33 @@
+package dev.runkora.plugin.autoscaler.staticpool;
+
+import dev.runkora.conformance.autoscaler.WarmPoolConformance;
+import dev.runkora.spi.autoscaler.AutoscalerProvider;
+
+class StaticAutoscalerConformanceTest {
+
+  static final AutoscalerProvider PROVIDER = new StaticAutoscalerProvider();
+
+  @org.junit.jupiter.api.Nested
+  class WarmPool extends WarmPoolConformance {
+    @Override
+    protected AutoscalerProvider provider() {
+      return PROVIDER;
+    }
+  }
+
+  @org.junit.jupiter.api.Nested
+  class Adaptive extends dev.runkora.conformance.autoscaler.AdaptiveConformance {
+    @Override
+    protected AutoscalerProvider provider() {
+      return PROVIDER;
+    }
+  }
+
+  @org.junit.jupiter.api.Nested
+  class Placeholders extends dev.runkora.conformance.autoscaler.PlaceholderConformance {
+    @Override
+    protected AutoscalerProvider provider() {
+      return PROVIDER;
+    }
+  }
+}
