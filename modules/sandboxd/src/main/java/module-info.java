@@ -10,6 +10,7 @@
  */
 module dev.runkora.sandboxd {
   requires dev.runkora.common;
+  requires dev.runkora.pluginhost;
   requires transitive dev.runkora.spi.runtime;
   requires transitive dev.runkora.spi.registry;
   requires transitive dev.runkora.spi.storage;

@@ -1,9 +1,11 @@
 package dev.runkora.sandboxd.plugins;
 
 import dev.runkora.common.files.PrivateFiles;
+import dev.runkora.pluginhost.ExtensionPoint;
+import dev.runkora.pluginhost.PluginHost;
+import dev.runkora.pluginhost.PluginInfo;
 import dev.runkora.sandboxd.SandboxdConfig;
 import dev.runkora.spi.autoscaler.AutoscalerContext;
-import dev.runkora.spi.autoscaler.AutoscalerProvider;
 import dev.runkora.spi.core.KoraException;
 import dev.runkora.spi.core.PluginConfig;
 import dev.runkora.spi.core.PluginProvider;
@@ -12,9 +14,7 @@ import dev.runkora.spi.registry.RegistryContext;
 import dev.runkora.spi.registry.RegistryProvider;
 import dev.runkora.spi.registry.RegistrySettings;
 import dev.runkora.spi.runtime.RuntimeContext;
-import dev.runkora.spi.runtime.RuntimeProvider;
 import dev.runkora.spi.storage.StorageContext;
-import dev.runkora.spi.storage.StorageProvider;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -23,13 +23,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
-import java.util.stream.Collectors;
 
 /**
- * Finds the providers on the module path with {@link ServiceLoader} and creates the configured
- * plugins. Selection is by name: a missing or duplicated name fails start-up with a message that
- * names what was found.
+ * Finds the providers through the plugin host (the module path) and creates the configured plugins.
+ * Selection is by name: a missing or duplicated name fails start-up with a message that names what
+ * was found.
  */
 public final class PluginLoader {
 
@@ -41,12 +39,14 @@ public final class PluginLoader {
   private static final Map<String, Integer> REGISTRY_ORDER =
       Map.of("host", 0, "oci-layout", 1, "oci", 9);
 
+  private static volatile PluginHost HOST;
+
   private PluginLoader() {}
 
   /** Creates the plugins the configuration names. */
   public static PluginSet load(SandboxdConfig config) {
     Path data = config.dataDir();
-    var runtimeProvider = select(RuntimeProvider.class, "runtime", config.runtime());
+    var runtimeProvider = host().select(ExtensionPoint.RUNTIME, config.runtime());
     var runtime =
         runtimeProvider.create(
             new PluginConfig(config.runtimeSettings()),
@@ -57,7 +57,7 @@ public final class PluginLoader {
             config.registry().registryPorts(),
             config.registry().plainHttpHosts());
     var registries = new ArrayList<ImageRegistry>();
-    var registryProviders = all(RegistryProvider.class);
+    var registryProviders = all(ExtensionPoint.REGISTRY);
     registryProviders.sort(
         Comparator.comparing((RegistryProvider p) -> REGISTRY_ORDER.getOrDefault(p.name(), 5))
             .thenComparing(PluginProvider::name));
@@ -68,7 +68,7 @@ public final class PluginLoader {
               new RegistryContext(
                   dir(data, "registry", provider.name()), settings, logger("registry"))));
     }
-    var autoscalerProvider = select(AutoscalerProvider.class, "autoscaler", config.autoscaler());
+    var autoscalerProvider = host().select(ExtensionPoint.AUTOSCALER, config.autoscaler());
     var autoscaler =
         autoscalerProvider.create(
             PluginConfig.empty(),
@@ -76,7 +76,7 @@ public final class PluginLoader {
     var storage = Optional.<dev.runkora.spi.storage.StorageClass>empty();
     if (!config.storage().isEmpty()) {
       var found =
-          all(StorageProvider.class).stream()
+          all(ExtensionPoint.STORAGE).stream()
               .filter(p -> p.name().equals(config.storage()))
               .toList();
       if (found.isEmpty()) {
@@ -106,31 +106,25 @@ public final class PluginLoader {
     return new PluginSet(runtime, registries, autoscaler, storage);
   }
 
-  private static <P extends PluginProvider<?>> List<P> all(Class<P> type) {
+  private static <P extends PluginProvider<?>> List<P> all(ExtensionPoint<P> point) {
     var result = new ArrayList<P>();
-    for (P provider : ServiceLoader.load(type, PluginLoader.class.getClassLoader())) {
-      result.add(provider);
+    for (PluginInfo info : host().plugins(point)) {
+      result.add(host().select(point, info.name()));
     }
     return result;
   }
 
-  private static <P extends PluginProvider<?>> P select(Class<P> type, String point, String name) {
-    var found = all(type);
-    var matching = found.stream().filter(p -> p.name().equals(name)).toList();
-    if (matching.size() == 1) {
-      return matching.getFirst();
+  private static PluginHost host() {
+    var loaded = HOST;
+    if (loaded == null) {
+      synchronized (PluginLoader.class) {
+        if (HOST == null) {
+          HOST = PluginHost.bootLayerOnly();
+        }
+        loaded = HOST;
+      }
     }
-    String available =
-        found.stream()
-            .map(p -> p.name() + " (" + p.getClass().getModule().getName() + ")")
-            .collect(Collectors.joining(", "));
-    if (matching.isEmpty()) {
-      throw KoraException.notFound(
-          "no %s plugin named '%s'; found: %s",
-          point, name, available.isEmpty() ? "none" : available);
-    }
-    throw KoraException.alreadyExists(
-        "%d %s plugins are named '%s': %s", matching.size(), point, name, available);
+    return loaded;
   }
 
   private static Path dir(Path data, String point, String name) {
