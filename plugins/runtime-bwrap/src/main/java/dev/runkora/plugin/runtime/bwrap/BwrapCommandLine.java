@@ -1,0 +1,128 @@
+package dev.runkora.plugin.runtime.bwrap;
+
+import dev.runkora.spi.runtime.NetworkMode;
+import dev.runkora.spi.runtime.SandboxSpec;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Builds the command lines this runtime runs: bubblewrap to make a sandbox, nsenter to enter one.
+ * Pure functions of their inputs, so they are unit-tested as text.
+ */
+final class BwrapCommandLine {
+
+  /** Where the host's static busybox appears inside every sandbox. */
+  static final String BUSYBOX = "/dev/.kora/busybox";
+
+  /** Where the sandbox's live-mount area appears inside it (a slave of the host's shared one). */
+  static final String LIVE = "/dev/.kora/live";
+
+  /**
+   * The program that keeps a sandbox alive. bubblewrap without {@code --as-pid-1} runs its own
+   * small init as pid 1 of the sandbox's pid namespace: it waits for every child, so orphans of
+   * commands (which the kernel re-parents to pid 1) are reaped, and it lives exactly as long as its
+   * first child. That first child is this sleep, from the host's static busybox so that it runs in
+   * any root filesystem. Killing pid 1 makes the kernel kill everything in the namespace.
+   */
+  static final List<String> KEEP_ALIVE = List.of(BUSYBOX, "sleep", "2147483647");
+
+  /** The standard PATH when the sandbox's environment gives none. */
+  static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+  private BwrapCommandLine() {}
+
+  /**
+   * Returns the bubblewrap command that makes a sandbox: namespaces, the overlay root, /proc, /dev,
+   * /tmp, the spec's binds, the busybox and the live-mount area, and the keep-alive. It writes its
+   * report (the host pid of the sandbox's pid 1) to file descriptor 3.
+   */
+  static List<String> create(BwrapSettings settings, SandboxSpec spec, SandboxLayout layout) {
+    var argv = new ArrayList<String>();
+    argv.add(settings.bwrap().toString());
+    if (settings.userNamespace()) {
+      argv.add("--unshare-user");
+    }
+    argv.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"));
+    if (spec.network() == NetworkMode.NONE) {
+      argv.add("--unshare-net");
+    }
+    argv.addAll(List.of("--hostname", spec.name()));
+    argv.addAll(List.of("--bind", layout.root().toString(), "/"));
+    argv.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"));
+    for (var mount : spec.mounts()) {
+      argv.add(mount.readOnly() ? "--ro-bind" : "--bind");
+      argv.add(mount.hostPath().toString());
+      argv.add(mount.sandboxPath());
+    }
+    argv.addAll(List.of("--dir", "/dev/.kora"));
+    argv.addAll(List.of("--ro-bind", settings.busybox().toString(), BUSYBOX));
+    argv.addAll(List.of("--bind", layout.live().toString(), LIVE));
+    if (!spec.writableRoot()) {
+      argv.addAll(List.of("--remount-ro", "/"));
+    }
+    argv.addAll(List.of("--chdir", "/", "--clearenv"));
+    baseEnvironment(spec.env())
+        .forEach((key, value) -> argv.addAll(List.of("--setenv", key, value)));
+    argv.addAll(List.of("--info-fd", "3", "--"));
+    argv.addAll(KEEP_ALIVE);
+    return argv;
+  }
+
+  /**
+   * Returns the host command that runs one command inside a sandbox. A tiny {@code sh} first moves
+   * itself into the sandbox's cgroups (so the command and all it forks are limited and counted with
+   * the sandbox), then becomes nsenter, which enters the namespaces, takes the sandbox's root and
+   * working directory, forks into the pid namespace and runs the command.
+   *
+   * <p>The working directory is given as {@code /proc/<init>/root/<dir>}: nsenter opens it before
+   * it enters the mount namespace, and through that link it names the directory of the sandbox's
+   * own tree.
+   */
+  static List<String> exec(
+      BwrapSettings settings,
+      SandboxState state,
+      List<Path> cgroupProcs,
+      String workingDirectory,
+      List<String> command) {
+    var argv = new ArrayList<String>();
+    argv.addAll(
+        List.of(
+            "/bin/sh",
+            "-c",
+            "while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit 125; shift; done; shift;"
+                + " exec \"$@\"",
+            "kora-exec"));
+    cgroupProcs.forEach(file -> argv.add(file.toString()));
+    argv.add("--");
+    argv.addAll(enter(settings, state));
+    argv.add("--root");
+    argv.add("--wd=/proc/" + state.initPid() + "/root" + workingDirectory);
+    argv.add("--");
+    argv.addAll(command);
+    return argv;
+  }
+
+  /** Returns nsenter entering every namespace of a sandbox, without a root or command yet. */
+  static List<String> enter(BwrapSettings settings, SandboxState state) {
+    var argv = new ArrayList<String>();
+    argv.add(settings.nsenter().toString());
+    argv.addAll(List.of("--target", Long.toString(state.initPid())));
+    if (state.userNamespace()) {
+      argv.add("--user");
+    }
+    argv.addAll(
+        List.of(
+            "--mount", "--uts", "--ipc", "--net", "--pid", "--cgroup", "--preserve-credentials"));
+    return argv;
+  }
+
+  /** Returns the environment every command starts from: the spec's, with a PATH if it has none. */
+  static Map<String, String> baseEnvironment(Map<String, String> env) {
+    var result = new TreeMap<>(env);
+    result.putIfAbsent("PATH", DEFAULT_PATH);
+    return result;
+  }
+}

@@ -1,0 +1,706 @@
+package dev.runkora.plugin.runtime.bwrap;
+
+import dev.runkora.spi.core.ErrorKind;
+import dev.runkora.spi.core.KoraException;
+import dev.runkora.spi.runtime.ExecProcess;
+import dev.runkora.spi.runtime.ExecRequest;
+import dev.runkora.spi.runtime.MountSpec;
+import dev.runkora.spi.runtime.NetworkMode;
+import dev.runkora.spi.runtime.RuntimeCapability;
+import dev.runkora.spi.runtime.RuntimeContext;
+import dev.runkora.spi.runtime.SandboxInfo;
+import dev.runkora.spi.runtime.SandboxRuntime;
+import dev.runkora.spi.runtime.SandboxSpec;
+import dev.runkora.spi.runtime.SandboxStats;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Pattern;
+
+/**
+ * Sandboxes made with bubblewrap. Each sandbox is:
+ *
+ * <ul>
+ *   <li>a directory {@code <state>/sandboxes/<name>} holding its state file, its overlay root (the
+ *       shared root filesystem below a private writable layer) and its live-mount area;
+ *   <li>one cgroup per v1 controller, {@code <controller>/<parent>/<name>}, which every process of
+ *       the sandbox joins before it enters;
+ *   <li>a bubblewrap process tree: bubblewrap's init as pid 1 of new pid, mount, ipc, uts (and
+ *       user, and for {@code none} network) namespaces, and a keep-alive child. It runs in a
+ *       session of its own with no pipe to the JVM, so it outlives the process that made it.
+ * </ul>
+ *
+ * <p>The files are the truth: nothing about a sandbox is kept only in memory, so a new runtime
+ * object on the same state directory (after a daemon restart) sees and drives the same sandboxes.
+ * Calls on one sandbox are serialised by a per-name lock; calls on different sandboxes run in
+ * parallel.
+ */
+final class BwrapRuntime implements SandboxRuntime {
+
+  /** The names SandboxSpec accepts; any other name cannot be ours, nor a path to walk. */
+  private static final Pattern VALID_NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
+
+  private static final Pattern CHILD_PID = Pattern.compile("\"child-pid\"\\s*:\\s*(\\d+)");
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+  private static final String HOST_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+
+  private final BwrapSettings settings;
+  private final Path sandboxes;
+  private final CgroupV1 cgroups;
+  private final HostMounts mounts;
+  private final Set<RuntimeCapability> capabilities;
+  private final System.Logger logger;
+  private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+
+  private BwrapRuntime(
+      BwrapSettings settings, Path sandboxes, CgroupV1 cgroups, System.Logger logger) {
+    this.settings = settings;
+    this.sandboxes = sandboxes;
+    this.cgroups = cgroups;
+    this.mounts = new HostMounts(settings);
+    this.logger = logger;
+    var found =
+        EnumSet.of(
+            RuntimeCapability.PROCESS_ISOLATION,
+            RuntimeCapability.FILESYSTEM_ISOLATION,
+            RuntimeCapability.NETWORK_NONE,
+            RuntimeCapability.NETWORK_EGRESS,
+            RuntimeCapability.LIVE_MOUNT,
+            RuntimeCapability.ADOPT);
+    found.addAll(cgroups.capabilities());
+    this.capabilities = Set.copyOf(found);
+  }
+
+  /** Checks this machine and makes the runtime; see {@link BwrapRuntimeProvider#create}. */
+  static BwrapRuntime start(BwrapSettings settings, RuntimeContext context) {
+    settings.checkBinaries();
+    if (!runningAsRoot()) {
+      throw KoraException.unavailable(
+          "runtime 'bwrap' must run as root: it makes cgroups and mounts on the host");
+    }
+    var sandboxes = context.stateDirectory().resolve("sandboxes");
+    try {
+      Files.createDirectories(sandboxes);
+    } catch (IOException e) {
+      throw KoraException.unavailable("cannot create %s: %s", sandboxes, e.getMessage());
+    }
+    HostMounts.checkOverlayPath(sandboxes.toAbsolutePath(), "the state directory");
+    var cgroups = CgroupV1.probe(settings.cgroupRoot(), settings.cgroupParent());
+    var runtime = new BwrapRuntime(settings, sandboxes.toAbsolutePath(), cgroups, context.logger());
+    context
+        .logger()
+        .log(
+            System.Logger.Level.INFO,
+            "runtime bwrap: state in {0}, capabilities {1}",
+            sandboxes,
+            new java.util.TreeSet<>(runtime.capabilities));
+    return runtime;
+  }
+
+  @Override
+  public Set<RuntimeCapability> capabilities() {
+    return capabilities;
+  }
+
+  @Override
+  public SandboxInfo create(SandboxSpec spec) {
+    checkSupported(spec);
+    checkSpec(spec);
+    var lock = lock(spec.name());
+    try {
+      var layout = SandboxLayout.of(sandboxes, spec.name());
+      try {
+        Files.createDirectory(layout.dir());
+      } catch (FileAlreadyExistsException e) {
+        throw KoraException.alreadyExists("sandbox '%s' exists already", spec.name());
+      } catch (IOException e) {
+        throw KoraException.internal(e, "cannot create %s", layout.dir());
+      }
+      try {
+        return start(spec, layout);
+      } catch (IOException | RuntimeException e) {
+        try {
+          destroy(spec.name(), layout);
+        } catch (RuntimeException cleanup) {
+          e.addSuppressed(cleanup);
+        }
+        if (e instanceof KoraException kora) {
+          throw kora;
+        }
+        throw KoraException.internal(
+            e, "cannot create sandbox '%s': %s", spec.name(), e.getMessage());
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private SandboxInfo start(SandboxSpec spec, SandboxLayout layout) throws IOException {
+    // A leftover cgroup of an earlier sandbox of this name that crashed half-way is empty.
+    cgroups.remove(spec.name());
+    cgroups.create(spec.name(), spec.limits());
+    mounts.mountRoot(spec.rootFilesystem().toAbsolutePath(), layout);
+    mounts.mountLiveArea(layout.live());
+    var state =
+        new SandboxState(
+            spec.name(),
+            Instant.now(),
+            0,
+            0,
+            settings.userNamespace(),
+            BwrapCommandLine.baseEnvironment(spec.env()),
+            spec.workingDirectory());
+    state.store(layout.stateFile());
+
+    var argv = new ArrayList<String>();
+    argv.addAll(
+        List.of(
+            "/bin/sh",
+            "-c",
+            "info=$1; shift; while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit 125; shift;"
+                + " done; shift; exec \"$@\" 3>\"$info\"",
+            "kora-start",
+            layout.infoFile().toString()));
+    cgroups.procsFiles(spec.name()).forEach(file -> argv.add(file.toString()));
+    argv.add("--");
+    argv.add(settings.setsid().toString());
+    argv.addAll(BwrapCommandLine.create(settings, spec, layout));
+    var builder = new ProcessBuilder(argv);
+    builder.environment().clear();
+    builder.environment().put("PATH", HOST_PATH);
+    // No pipes to the JVM: the sandbox must not die of SIGPIPE when the JVM that made it exits.
+    builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    builder.redirectOutput(layout.logFile().toFile());
+    builder.redirectErrorStream(true);
+    var launcher = builder.start();
+
+    var init = awaitInit(launcher, layout);
+    var startTicks =
+        ProcStat.startTicks(init)
+            .orElseThrow(() -> new IOException("the sandbox's init " + init + " ended at once"));
+    state = state.withInit(init, startTicks);
+    state.store(layout.stateFile());
+    logger.log(System.Logger.Level.DEBUG, "sandbox {0} runs with init pid {1}", spec.name(), init);
+    return SandboxInfo.of(spec.name(), true, state.createdAt());
+  }
+
+  /**
+   * Waits until the sandbox is ready: bubblewrap has reported its pid 1 and that process has
+   * started the keep-alive, which bubblewrap does only after every mount is in place.
+   */
+  private long awaitInit(Process launcher, SandboxLayout layout) throws IOException {
+    var deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    var keepAlive = String.join("\0", BwrapCommandLine.KEEP_ALIVE) + "\0";
+    long init = 0;
+    while (System.nanoTime() < deadline) {
+      if (init == 0) {
+        init = readChildPid(layout.infoFile());
+      }
+      if (init != 0 && hasChildRunning(init, keepAlive)) {
+        return init;
+      }
+      if (!launcher.isAlive()) {
+        throw new IOException(
+            "bubblewrap failed (exit " + launcher.exitValue() + "): " + readLog(layout));
+      }
+      sleep(Duration.ofMillis(1));
+    }
+    launcher.destroyForcibly();
+    throw new IOException("the sandbox did not start within " + START_TIMEOUT);
+  }
+
+  private static long readChildPid(Path info) throws IOException {
+    try {
+      var matcher = CHILD_PID.matcher(Files.readString(info, StandardCharsets.UTF_8));
+      return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
+    } catch (NoSuchFileException e) {
+      return 0;
+    }
+  }
+
+  private static boolean hasChildRunning(long pid, String commandLine) {
+    try {
+      var children =
+          Files.readString(
+              Path.of("/proc", Long.toString(pid), "task", Long.toString(pid), "children"));
+      for (var child : children.trim().split(" ")) {
+        if (!child.isEmpty()) {
+          var cmdline =
+              Files.readString(Path.of("/proc", child, "cmdline"), StandardCharsets.UTF_8);
+          if (cmdline.equals(commandLine)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static String readLog(SandboxLayout layout) {
+    try {
+      return Files.readString(layout.logFile(), StandardCharsets.UTF_8).strip();
+    } catch (IOException e) {
+      return "(no output)";
+    }
+  }
+
+  @Override
+  public ExecProcess exec(String name, ExecRequest request) {
+    var state = running(name);
+    var workingDirectory =
+        !request.workingDirectory().isEmpty()
+            ? request.workingDirectory()
+            : state.workingDirectory().isEmpty() ? "/" : state.workingDirectory();
+    var sandboxRoot = Path.of("/proc", Long.toString(state.initPid()), "root");
+    if (!workingDirectory.startsWith("/")
+        || !Files.isDirectory(inside(sandboxRoot, workingDirectory))) {
+      throw KoraException.invalidArgument(
+          "working directory '%s' does not exist in sandbox '%s'", workingDirectory, name);
+    }
+    var env = new TreeMap<>(state.env());
+    env.putAll(request.env());
+    checkEnvironment(env);
+    var program = request.argv().getFirst();
+    if (!programExists(sandboxRoot, workingDirectory, program, env.get("PATH"))) {
+      throw KoraException.invalidArgument(
+          "program '%s' does not exist in sandbox '%s'", program, name);
+    }
+    // busybox env -i gives the command exactly its environment; the host-side sh and nsenter run
+    // with a fixed one, so no variable of the request (LD_PRELOAD, say) reaches a host binary.
+    var command = new ArrayList<String>();
+    command.addAll(List.of(BwrapCommandLine.BUSYBOX, "env", "-i"));
+    env.forEach((key, value) -> command.add(key + "=" + value));
+    command.addAll(request.argv());
+    var argv =
+        BwrapCommandLine.exec(settings, state, cgroups.procsFiles(name), workingDirectory, command);
+    var builder = new ProcessBuilder(argv);
+    builder.environment().clear();
+    builder.environment().put("PATH", HOST_PATH);
+    try {
+      return new HostExecProcess(builder.start(), request.timeout());
+    } catch (IOException e) {
+      throw KoraException.internal(e, "cannot start a command in sandbox '%s'", name);
+    }
+  }
+
+  private static void checkEnvironment(Map<String, String> env) {
+    for (var entry : env.entrySet()) {
+      var key = entry.getKey();
+      if (key.isEmpty()
+          || key.contains("=")
+          || key.contains("\0")
+          || entry.getValue().contains("\0")) {
+        throw KoraException.invalidArgument("environment variable name '%s' is not valid", key);
+      }
+    }
+  }
+
+  /**
+   * Looks the program up the way the command's {@code execvp} will, but from the host through the
+   * sandbox's root. The last component is not followed, so a link is enough: its target is resolved
+   * only inside the sandbox, where absolute links point elsewhere than they do from here.
+   */
+  private static boolean programExists(
+      Path sandboxRoot, String workingDirectory, String program, String path) {
+    if (program.contains("/")) {
+      var absolute = program.startsWith("/") ? program : workingDirectory + "/" + program;
+      return Files.exists(inside(sandboxRoot, absolute), LinkOption.NOFOLLOW_LINKS);
+    }
+    var directories = path == null ? BwrapCommandLine.DEFAULT_PATH : path;
+    for (var directory : directories.split(":")) {
+      if (directory.startsWith("/")
+          && Files.exists(
+              inside(sandboxRoot, directory + "/" + program), LinkOption.NOFOLLOW_LINKS)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Path inside(Path sandboxRoot, String absolute) {
+    return Path.of(sandboxRoot + absolute);
+  }
+
+  @Override
+  public void mount(String name, MountSpec mount) {
+    require(RuntimeCapability.LIVE_MOUNT);
+    var lock = lock(name);
+    try {
+      var state = running(name);
+      if (!Files.exists(mount.hostPath())) {
+        throw KoraException.invalidArgument("host path %s does not exist", mount.hostPath());
+      }
+      checkSandboxPath(mount.sandboxPath());
+      var layout = SandboxLayout.of(sandboxes, name);
+      boolean directory = Files.isDirectory(mount.hostPath());
+      Path target;
+      try {
+        target = nextLiveTarget(layout.live(), directory);
+        mounts.bind(mount.hostPath().toAbsolutePath(), target);
+      } catch (IOException e) {
+        throw KoraException.internal(e, "cannot bind %s for sandbox '%s'", mount.hostPath(), name);
+      }
+      var inside = new ArrayList<>(BwrapCommandLine.enter(settings, state));
+      inside.addAll(
+          List.of(
+              "--root",
+              "--",
+              BwrapCommandLine.BUSYBOX,
+              "sh",
+              "-c",
+              "set -e; b="
+                  + BwrapCommandLine.BUSYBOX
+                  + ";"
+                  + " if [ \"$4\" = dir ]; then $b mkdir -p \"$1\";"
+                  + " elif [ ! -e \"$1\" ]; then $b mkdir -p \"$($b dirname \"$1\")\"; $b touch \"$1\"; fi;"
+                  + " $b mount --bind \"$2\" \"$1\";"
+                  + " if [ \"$3\" = ro ]; then $b mount -o remount,bind,ro \"$1\"; fi",
+              "kora-mount",
+              mount.sandboxPath(),
+              BwrapCommandLine.LIVE + "/" + target.getFileName(),
+              mount.readOnly() ? "ro" : "rw",
+              directory ? "dir" : "file"));
+      var result = HostCommand.run(inside);
+      if (!result.succeeded()) {
+        mounts.unmountAllBelow(target);
+        deleteQuietly(target);
+        throw KoraException.invalidArgument(
+            "cannot mount %s at %s in sandbox '%s': %s",
+            mount.hostPath(), mount.sandboxPath(), name, result.output());
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static Path nextLiveTarget(Path live, boolean directory) throws IOException {
+    for (int i = 0; ; i++) {
+      var candidate = live.resolve("m" + i);
+      try {
+        if (directory) {
+          Files.createDirectory(candidate);
+        } else {
+          Files.createFile(candidate);
+        }
+        return candidate;
+      } catch (FileAlreadyExistsException e) {
+        // Taken by an earlier mount: try the next one.
+      }
+    }
+  }
+
+  @Override
+  public SandboxStats stats(String name) {
+    require(RuntimeCapability.STATS);
+    var state = state(name).orElseThrow(() -> notFound(name));
+    var now = Instant.now();
+    if (!ProcStat.isAlive(state.initPid(), state.initStartTicks())) {
+      return SandboxStats.of(0, 0, 0, now);
+    }
+    var memory = cgroups.read("memory", name, "memory.usage_in_bytes");
+    var cpu = cgroups.read("cpuacct", name, "cpuacct.usage");
+    var pids = cgroups.read("pids", name, "pids.current");
+    if (memory.isEmpty() || cpu.isEmpty() || pids.isEmpty()) {
+      return SandboxStats.unmeasured(now);
+    }
+    return SandboxStats.of(memory.getAsLong(), cpu.getAsLong(), (int) pids.getAsLong(), now);
+  }
+
+  @Override
+  public void stop(String name) {
+    if (!VALID_NAME.matcher(name).matches()) {
+      throw notFound(name);
+    }
+    var lock = lock(name);
+    try {
+      var layout = SandboxLayout.of(sandboxes, name);
+      if (!Files.isDirectory(layout.dir())) {
+        throw notFound(name);
+      }
+      kill(name, state(name));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void delete(String name) {
+    if (!VALID_NAME.matcher(name).matches()) {
+      return; // Never made: deleting an unknown name succeeds.
+    }
+    var lock = lock(name);
+    try {
+      destroy(name, SandboxLayout.of(sandboxes, name));
+    } finally {
+      lock.unlock();
+      locks.remove(name, lock);
+    }
+  }
+
+  /**
+   * Takes a sandbox apart in the only safe order: processes first (nothing may hold a mount or a
+   * cgroup), then mounts, then cgroups, then files. Files are removed only once no mount is left
+   * below the directory: deleting through a bind would delete the host's files.
+   */
+  private void destroy(String name, SandboxLayout layout) {
+    kill(name, Files.isDirectory(layout.dir()) ? state(name) : Optional.empty());
+    var leftMounts = mounts.unmountAllBelow(layout.dir());
+    var leftCgroups = removeCgroups(name);
+    if (!leftMounts.isEmpty()) {
+      throw KoraException.internal(
+          null,
+          "sandbox '%s' is not fully removed: mounts %s remain (cgroups left: %s)",
+          name,
+          leftMounts,
+          leftCgroups);
+    }
+    try {
+      deleteTree(layout.dir());
+    } catch (IOException e) {
+      throw KoraException.internal(e, "sandbox '%s': cannot remove %s", name, layout.dir());
+    }
+    if (!leftCgroups.isEmpty()) {
+      throw KoraException.internal(
+          null, "sandbox '%s' is not fully removed: cgroups %s remain", name, leftCgroups);
+    }
+  }
+
+  private List<Path> removeCgroups(String name) {
+    var deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+    var left = cgroups.remove(name);
+    while (!left.isEmpty() && System.nanoTime() < deadline) {
+      killAll(cgroups.processes(name));
+      sleep(Duration.ofMillis(5));
+      left = cgroups.remove(name);
+    }
+    return left;
+  }
+
+  /**
+   * Kills every process of a sandbox: its pid 1 (the kernel then kills the whole pid namespace),
+   * bubblewrap's outer process, and whatever else sits in its cgroups (exec wrappers outside the
+   * pid namespace). Waits until they are gone.
+   */
+  private void kill(String name, Optional<SandboxState> state) {
+    // (pid, start time) pairs, so that a zombie or a recycled pid never counts as alive.
+    var targets = new TreeMap<Long, Long>();
+    state
+        .filter(s -> ProcStat.isAlive(s.initPid(), s.initStartTicks()))
+        .flatMap(s -> ProcessHandle.of(s.initPid()))
+        .ifPresent(
+            init -> {
+              init.parent()
+                  .filter(this::isBwrap)
+                  .ifPresent(
+                      outer ->
+                          ProcStat.startTicks(outer.pid())
+                              .ifPresent(ticks -> targets.put(outer.pid(), ticks)));
+              targets.put(init.pid(), state.get().initStartTicks());
+            });
+    killAll(targets.keySet());
+    var deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      var inCgroups = cgroups.processes(name);
+      killAll(inCgroups);
+      if (inCgroups.isEmpty()
+          && targets.entrySet().stream()
+              .noneMatch(target -> ProcStat.isAlive(target.getKey(), target.getValue()))) {
+        return;
+      }
+      sleep(Duration.ofMillis(2));
+    }
+    throw KoraException.internal(null, "the processes of sandbox '%s' did not end", name);
+  }
+
+  private boolean isBwrap(ProcessHandle process) {
+    return process.info().command().map(settings.bwrap().toString()::equals).orElse(false);
+  }
+
+  private static void killAll(Set<Long> pids) {
+    for (var pid : pids) {
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    }
+  }
+
+  @Override
+  public List<SandboxInfo> list() {
+    var result = new ArrayList<SandboxInfo>();
+    try (var dirs = Files.list(sandboxes)) {
+      for (var dir : dirs.sorted().toList()) {
+        var name = dir.getFileName().toString();
+        var state = state(name);
+        if (state.isPresent()) {
+          var s = state.get();
+          result.add(
+              SandboxInfo.of(
+                  name, ProcStat.isAlive(s.initPid(), s.initStartTicks()), s.createdAt()));
+        } else if (Files.isDirectory(dir)) {
+          // A create that crashed before its state was written: listed so it can be deleted.
+          result.add(SandboxInfo.of(name, false, Files.getLastModifiedTime(dir).toInstant()));
+        }
+      }
+    } catch (IOException | UncheckedIOException e) {
+      throw KoraException.unavailable("cannot list sandboxes in %s: %s", sandboxes, e.getMessage());
+    }
+    return result;
+  }
+
+  @Override
+  public void close() {
+    // Nothing is held: sandboxes and their state stay for the next runtime object.
+  }
+
+  private Optional<SandboxState> state(String name) {
+    if (!VALID_NAME.matcher(name).matches()) {
+      return Optional.empty();
+    }
+    var file = SandboxLayout.of(sandboxes, name).stateFile();
+    try {
+      return Optional.of(SandboxState.load(file));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      logger.log(System.Logger.Level.WARNING, "unreadable state of sandbox {0}: {1}", name, e);
+      return Optional.empty();
+    }
+  }
+
+  private SandboxState running(String name) {
+    var state = state(name).orElseThrow(() -> notFound(name));
+    if (!ProcStat.isAlive(state.initPid(), state.initStartTicks())) {
+      throw KoraException.notFound("sandbox '%s' is not running", name);
+    }
+    return state;
+  }
+
+  private static KoraException notFound(String name) {
+    return KoraException.notFound("no sandbox named '%s'", name);
+  }
+
+  private void require(RuntimeCapability capability) {
+    if (!capabilities.contains(capability)) {
+      throw KoraException.unsupported(BwrapSettings.NAME, capability);
+    }
+  }
+
+  private void checkSupported(SandboxSpec spec) {
+    var limits = spec.limits();
+    if (limits.cpus() > 0) {
+      require(RuntimeCapability.CPU_LIMIT);
+    }
+    if (limits.memoryBytes() > 0) {
+      require(RuntimeCapability.MEMORY_LIMIT);
+    }
+    if (limits.pids() > 0) {
+      require(RuntimeCapability.PIDS_LIMIT);
+    }
+    if (limits.diskBytes() > 0) {
+      require(RuntimeCapability.DISK_LIMIT);
+    }
+    require(
+        spec.network() == NetworkMode.NONE
+            ? RuntimeCapability.NETWORK_NONE
+            : RuntimeCapability.NETWORK_EGRESS);
+  }
+
+  private static void checkSpec(SandboxSpec spec) {
+    if (!Files.isDirectory(spec.rootFilesystem())) {
+      throw KoraException.invalidArgument(
+          "root filesystem %s is not a directory", spec.rootFilesystem());
+    }
+    HostMounts.checkOverlayPath(spec.rootFilesystem().toAbsolutePath(), "root filesystem");
+    for (var mount : spec.mounts()) {
+      if (!Files.exists(mount.hostPath())) {
+        throw KoraException.invalidArgument("mount source %s does not exist", mount.hostPath());
+      }
+      checkSandboxPath(mount.sandboxPath());
+    }
+    if (!spec.workingDirectory().isEmpty() && !spec.workingDirectory().startsWith("/")) {
+      throw KoraException.invalidArgument(
+          "working directory '%s' is not absolute", spec.workingDirectory());
+    }
+    checkEnvironment(spec.env());
+  }
+
+  private static void checkSandboxPath(String path) {
+    var normal = Path.of(path).normalize().toString();
+    if (normal.equals("/") || !normal.equals(path) || path.startsWith("/dev/.kora")) {
+      throw KoraException.invalidArgument(
+          "sandbox path '%s' must be a normalised absolute path other than / and /dev/.kora", path);
+    }
+  }
+
+  private ReentrantLock lock(String name) {
+    while (true) {
+      var lock = locks.computeIfAbsent(name, key -> new ReentrantLock());
+      lock.lock();
+      if (locks.get(name) == lock) {
+        return lock;
+      }
+      // delete() retired this lock while we waited: take the current one.
+      lock.unlock();
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (var path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+
+  private static void deleteQuietly(Path path) {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      // Left for delete(), which removes the whole directory.
+    }
+  }
+
+  private static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KoraException(ErrorKind.INTERNAL, "interrupted");
+    }
+  }
+
+  private static boolean runningAsRoot() {
+    try {
+      for (var line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("Uid:")) {
+          return line.split("\\s+")[2].equals("0");
+        }
+      }
+    } catch (IOException e) {
+      return false;
+    }
+    return false;
+  }
+}
