@@ -46,7 +46,9 @@ public final class KubeClusterExtension implements ParameterResolver {
       return context
           .getStore(STORE)
           .computeIfAbsent(
-              "namespace",
+              // Stores see their parents' values: key by context, or a method would get the
+              // namespace of its class.
+              "namespace " + context.getUniqueId(),
               key -> cluster.createNamespace(context.getDisplayName(), context.getUniqueId()),
               KubeCluster.OwnedNamespace.class)
           .namespace();

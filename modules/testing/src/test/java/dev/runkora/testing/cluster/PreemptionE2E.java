@@ -9,6 +9,7 @@ import io.kubernetes.client.openapi.apis.SchedulingV1Api;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PriorityClass;
+import io.kubernetes.client.openapi.models.V1Toleration;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -38,19 +39,22 @@ class PreemptionE2E {
                 .description("capacity placeholder (kora e2e)"))
         .execute();
     String nodeName = TestPods.unique("fake-full");
-    // Only this test's pods select the node, so nothing else competes for it.
+    // Tainted for this test alone and selected by its pods: no pod of another test (a pending
+    // pod of a namespace still being deleted, say) can take a share of the node.
     try (FakeNode node =
         FakeNode.builder(nodeName)
             .cpu("2")
             .memory("8Gi")
             .label(NODE_LABEL, nodeName)
+            .taint(NODE_LABEL, nodeName, "NoSchedule")
             .start(client)) {
       List<String> placeholders =
           List.of("placeholder-0", "placeholder-1", "placeholder-2", "placeholder-3");
       for (String name : placeholders) {
         V1Pod pod = TestPods.pod(name, "500m", "64Mi");
         pod.getMetadata().labels(Map.of("role", "placeholder"));
-        pod.getSpec().priorityClassName(priorityClass).nodeSelector(Map.of(NODE_LABEL, nodeName));
+        pod.getSpec().priorityClassName(priorityClass);
+        onlyOn(pod, nodeName);
         TestPods.create(core, namespace, pod);
       }
       await("placeholders running on the node")
@@ -61,7 +65,7 @@ class PreemptionE2E {
           .isEqualTo(-10);
 
       V1Pod sandbox = TestPods.pod("sandbox", "500m", "64Mi");
-      sandbox.getSpec().nodeSelector(Map.of(NODE_LABEL, nodeName));
+      onlyOn(sandbox, nodeName);
       TestPods.create(core, namespace, sandbox);
 
       await("priority-0 pod bound after preemption")
@@ -83,6 +87,18 @@ class PreemptionE2E {
     } finally {
       scheduling.deletePriorityClass(priorityClass).execute();
     }
+  }
+
+  private static void onlyOn(V1Pod pod, String nodeName) {
+    pod.getSpec()
+        .nodeSelector(Map.of(NODE_LABEL, nodeName))
+        .tolerations(
+            List.of(
+                new V1Toleration()
+                    .key(NODE_LABEL)
+                    .operator("Equal")
+                    .value(nodeName)
+                    .effect("NoSchedule")));
   }
 
   private static long runningPlaceholders(CoreV1Api core, TestNamespace namespace, String node)
