@@ -57,8 +57,10 @@ if [ "${KORA_FORCE_BUILD:-0}" = 1 ] || ! k8s_ok; then
     ld+=" -X $p.gitTreeState=clean -X $p.gitCommit=goproxy-$K8S_VERSION -X $p.buildDate=$date"
   done
   log "downloading modules for kubernetes $K8S_VERSION"
+  t=$SECONDS
   (cd "$here/k8s-bin" && go mod download) >&2
-  log "compiling kube-apiserver, kube-controller-manager, kube-scheduler (-p $jobs; cold: tens of minutes)"
+  log "modules ready in $((SECONDS - t)) s"
+  log "compiling kube-apiserver, kube-controller-manager, kube-scheduler (-p $jobs; cold: 5-15 min on 2 cores)"
   t=$SECONDS
   (cd "$here/k8s-bin" && go build -p "$jobs" -trimpath -ldflags "$ld" -o "$tmp/" \
      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \

@@ -90,20 +90,23 @@ P=$DIR/pki
 (
   set -e
   cd "$P"
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 365 \
-    -subj "/CN=kora-test-ca" 2>/dev/null
-  sign() { # name subject extensions
+  for ca in ca front-proxy-ca; do
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout $ca.key -out $ca.crt -days 365 \
+      -subj "/CN=kora-test-$ca" 2>/dev/null
+  done
+  sign() { # name subject extensions [ca]
     openssl req -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" -subj "$2" 2>/dev/null
     printf '%s\n' "basicConstraints=CA:FALSE" "keyUsage=critical,digitalSignature,keyEncipherment" "$3" >"$1.ext"
-    openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -set_serial "0x$(openssl rand -hex 8)" \
+    openssl x509 -req -in "$1.csr" -CA "${4:-ca}.crt" -CAkey "${4:-ca}.key" -set_serial "0x$(openssl rand -hex 8)" \
       -days 365 -out "$1.crt" -extfile "$1.ext" 2>/dev/null
     rm -f "$1.csr" "$1.ext"
   }
+  sign front-proxy-client "/CN=front-proxy-client" "extendedKeyUsage=clientAuth" front-proxy-ca
   sign apiserver "/CN=kube-apiserver" "extendedKeyUsage=serverAuth
 subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
   sign kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" "extendedKeyUsage=clientAuth"
   openssl genrsa -out ../sa.key 2048 2>/dev/null
-  chmod 600 ca.key apiserver.key kubelet-client.key ../sa.key
+  chmod 600 ./*.key ../sa.key
 ) || { log "certificate generation failed (openssl)"; exit 1; }
 ADMIN_TOKEN=$(openssl rand -hex 24)
 USER_TOKEN=$(openssl rand -hex 24)
@@ -198,6 +201,10 @@ launch kube-apiserver "$BIN/kube-apiserver" \
   --endpoint-reconciler-type none \
   --cert-dir "$P" --tls-cert-file "$P/apiserver.crt" --tls-private-key-file "$P/apiserver.key" \
   --client-ca-file "$P/ca.crt" \
+  --requestheader-client-ca-file "$P/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+  --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+  --requestheader-extra-headers-prefix X-Remote-Extra- \
+  --proxy-client-cert-file "$P/front-proxy-client.crt" --proxy-client-key-file "$P/front-proxy-client.key" \
   --service-cluster-ip-range 10.96.0.0/16 \
   --service-account-issuer https://kubernetes.default.svc.cluster.local \
   --service-account-key-file "$DIR/sa.key" --service-account-signing-key-file "$DIR/sa.key" \
