@@ -1,0 +1,129 @@
+package dev.runkora.vk;
+
+import dev.runkora.common.files.PrivateFiles;
+import dev.runkora.common.json.JsonFields;
+import dev.runkora.common.json.JsonFormatError;
+import dev.runkora.common.json.JsonText;
+import dev.runkora.common.json.Rfc3339;
+import jakarta.json.Json;
+import jakarta.json.JsonObjectBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The claims state file: {@code {"claims": {"<ns>/<name>": {id, token, address, podUID, claimedAt,
+ * deadline}}}}, written compact, mode 0600, by temporary file and rename, in a 0700 directory that
+ * is created again on every write. Older indented files load; a malformed file is fatal (live
+ * release authority is never discarded silently).
+ */
+final class ClaimsFile {
+  private final Path path;
+  private final ReentrantLock saveLock = new ReentrantLock();
+
+  ClaimsFile(Path path) {
+    this.path = path;
+  }
+
+  Path path() {
+    return path;
+  }
+
+  /** The stored claims; empty when the file does not exist. */
+  Map<String, Claim> load() {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(path);
+    } catch (NoSuchFileException e) {
+      return new LinkedHashMap<>();
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "cannot read claims state " + path + ": " + e.getMessage(), e);
+    }
+    Map<String, Claim> claims = new LinkedHashMap<>();
+    try {
+      JsonFields top = JsonFields.of(JsonText.parseObject(bytes));
+      Instant now = Instant.now();
+      top.objectField("claims")
+          .ifPresent(
+              all -> {
+                for (String key : all.object().keySet()) {
+                  JsonFields c =
+                      all.objectField(key)
+                          .orElseThrow(() -> new JsonFormatError("claim " + key + " is null"));
+                  claims.put(
+                      key,
+                      new Claim(
+                          c.requiredString("id"),
+                          c.requiredString("token"),
+                          c.string("address", ""),
+                          c.string("podUID", ""),
+                          c.has("claimedAt") ? Rfc3339.parse(c.requiredString("claimedAt")) : now,
+                          c.has("deadline")
+                              ? Optional.of(Rfc3339.parse(c.requiredString("deadline")))
+                              : Optional.empty()));
+                }
+              });
+    } catch (JsonFormatError e) {
+      throw new IllegalStateException(
+          "claims state "
+              + path
+              + " is malformed ("
+              + e.getMessage()
+              + "); it holds release credentials, so vk-sandbox will not start over it: repair or"
+              + " move it aside after checking which sandboxes it names",
+          e);
+    }
+    return claims;
+  }
+
+  /**
+   * Writes the whole table. One lock orders snapshot and rename, so that concurrent writers never
+   * lose a row: the caller passes a supplier that takes the snapshot under the lock.
+   */
+  void save(java.util.function.Supplier<Map<String, Claim>> snapshot) throws IOException {
+    save(snapshot, () -> {});
+  }
+
+  /** Writes the table and runs {@code afterRename} under the same lock once the file landed. */
+  void save(java.util.function.Supplier<Map<String, Claim>> snapshot, Runnable afterRename)
+      throws IOException {
+    saveLock.lock();
+    try {
+      byte[] content = encode(snapshot.get());
+      Path dir = path.toAbsolutePath().getParent();
+      if (!Files.isDirectory(dir)) {
+        PrivateFiles.directory(dir);
+      }
+      PrivateFiles.replace(path, content, false);
+      afterRename.run();
+    } finally {
+      saveLock.unlock();
+    }
+  }
+
+  static byte[] encode(Map<String, Claim> claims) {
+    JsonObjectBuilder all = Json.createObjectBuilder();
+    for (var e : new TreeMap<>(claims).entrySet()) {
+      Claim c = e.getValue();
+      JsonObjectBuilder o = Json.createObjectBuilder().add("id", c.id()).add("token", c.token());
+      if (!c.address().isEmpty()) {
+        o.add("address", c.address());
+      }
+      if (!c.podUid().isEmpty()) {
+        o.add("podUID", c.podUid());
+      }
+      o.add("claimedAt", Rfc3339.format(c.claimedAt()));
+      c.deadline().ifPresent(d -> o.add("deadline", Rfc3339.format(d)));
+      all.add(e.getKey(), o);
+    }
+    return JsonText.compact(Json.createObjectBuilder().add("claims", all).build());
+  }
+}

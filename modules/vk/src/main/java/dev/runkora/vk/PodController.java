@@ -1,0 +1,339 @@
+package dev.runkora.vk;
+
+import io.kubernetes.client.custom.V1Patch;
+import io.kubernetes.client.informer.ListerWatcher;
+import io.kubernetes.client.informer.ResourceEventHandler;
+import io.kubernetes.client.informer.SharedIndexInformer;
+import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1DeleteOptions;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PodList;
+import io.kubernetes.client.openapi.models.V1PodStatus;
+import io.kubernetes.client.openapi.models.V1Preconditions;
+import io.kubernetes.client.util.CallGeneratorParams;
+import io.kubernetes.client.util.PatchUtils;
+import io.kubernetes.client.util.Watchable;
+import io.kubernetes.client.util.generic.GenericKubernetesApi;
+import io.kubernetes.client.util.generic.KubernetesApiResponse;
+import io.kubernetes.client.util.generic.options.ListOptions;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The pod controller: watches the Pods bound to the node ({@code spec.nodeName=<node>}), hands them
+ * to {@link SandboxPods} one key at a time, pushes the rendered status (with the claim id
+ * annotation) by strategic merge patch of {@code pods/status}, and completes graceful deletion by
+ * deleting the Pod with grace 0 and a UID precondition.
+ */
+final class PodController implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(PodController.class.getName());
+  private static final int WORKERS = 16;
+
+  private final String nodeName;
+  private final ApiClient client;
+  private final CoreV1Api core;
+  private final RateLimiter limiter;
+  private SandboxPods pods;
+  private final SharedInformerFactory factory;
+  private final SharedIndexInformer<V1Pod> informer;
+  private final ExecutorService workers =
+      Executors.newFixedThreadPool(WORKERS, Thread.ofPlatform().name("vk-pod-", 0).factory());
+  private final ScheduledExecutorService retries =
+      Executors.newSingleThreadScheduledExecutor(
+          Thread.ofPlatform().name("vk-pod-retry").daemon().factory());
+
+  // The keyed queue: a key is in at most one of queued/running; dirty re-runs it after.
+  private final Set<String> queued = new LinkedHashSet<>();
+  private final Set<String> running = new LinkedHashSet<>();
+  private final Set<String> dirty = new LinkedHashSet<>();
+  private final Map<String, V1Pod> gone = new ConcurrentHashMap<>();
+  private final Map<String, Integer> failures = new HashMap<>();
+
+  PodController(String nodeName, ApiClient client, ApiClient watchClient, RateLimiter limiter) {
+    this.nodeName = nodeName;
+    this.client = client;
+    this.core = new CoreV1Api(client);
+    this.limiter = limiter;
+    this.factory = new SharedInformerFactory(watchClient);
+    GenericKubernetesApi<V1Pod, V1PodList> api =
+        new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", watchClient);
+    String selector = "spec.nodeName=" + nodeName;
+    ListerWatcher<V1Pod, V1PodList> lw =
+        new ListerWatcher<>() {
+          @Override
+          public V1PodList list(CallGeneratorParams params) throws ApiException {
+            KubernetesApiResponse<V1PodList> r =
+                api.list(
+                    new ListOptions()
+                        .fieldSelector(selector)
+                        .resourceVersion(params.resourceVersion)
+                        .timeoutSeconds(params.timeoutSeconds));
+            return r.throwsApiException().getObject();
+          }
+
+          @Override
+          public Watchable<V1Pod> watch(CallGeneratorParams params) throws ApiException {
+            return api.watch(
+                new ListOptions()
+                    .fieldSelector(selector)
+                    .resourceVersion(params.resourceVersion)
+                    .timeoutSeconds(params.timeoutSeconds));
+          }
+        };
+    this.informer = factory.sharedIndexInformerFor(lw, V1Pod.class, 0);
+    informer.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(V1Pod pod) {
+            enqueue(SandboxPods.key(pod));
+          }
+
+          @Override
+          public void onUpdate(V1Pod old, V1Pod pod) {
+            enqueue(SandboxPods.key(pod));
+          }
+
+          @Override
+          public void onDelete(V1Pod pod, boolean finalStateUnknown) {
+            String key = SandboxPods.key(pod);
+            gone.put(key, pod);
+            enqueue(key);
+          }
+        });
+  }
+
+  void bind(SandboxPods value) {
+    this.pods = value;
+  }
+
+  void start() {
+    factory.startAllRegisteredInformers();
+  }
+
+  boolean hasSynced() {
+    return informer.hasSynced();
+  }
+
+  /** Queues a key for a sync; a key already queued is not queued twice. */
+  void enqueue(String key) {
+    synchronized (this) {
+      if (running.contains(key)) {
+        dirty.add(key);
+        return;
+      }
+      if (!queued.add(key)) {
+        return;
+      }
+    }
+    workers.execute(() -> run(key));
+  }
+
+  private void run(String key) {
+    synchronized (this) {
+      queued.remove(key);
+      running.add(key);
+    }
+    boolean again = false;
+    try {
+      again = !sync(key);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "sync of " + key + " failed", e);
+      again = true;
+    } finally {
+      boolean rerun;
+      synchronized (this) {
+        running.remove(key);
+        rerun = dirty.remove(key);
+      }
+      if (again) {
+        int n;
+        synchronized (this) {
+          n = failures.merge(key, 1, Integer::sum);
+        }
+        long delay = Math.min(30_000, 500L << Math.min(6, n - 1));
+        retries.schedule(() -> enqueue(key), delay, TimeUnit.MILLISECONDS);
+      } else {
+        synchronized (this) {
+          failures.remove(key);
+        }
+      }
+      if (rerun) {
+        enqueue(key);
+      }
+    }
+  }
+
+  /**
+   * One key: finish the deletion of a previous generation, then create, update, delete or push the
+   * status of the current one.
+   *
+   * @return false to be retried with backoff
+   */
+  private boolean sync(String key) {
+    V1Pod last = gone.remove(key);
+    if (last != null && pods.tracks(key, last.getMetadata().getUid())) {
+      try {
+        pods.deletePod(last);
+      } catch (IllegalStateException e) {
+        gone.putIfAbsent(key, last);
+        LOG.warning(e.getMessage());
+        return false;
+      }
+    }
+    V1Pod pod = informer.getIndexer().getByKey(key);
+    if (pod == null) {
+      return true;
+    }
+    String uid = pod.getMetadata().getUid();
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      try {
+        pods.deletePod(pod);
+      } catch (IllegalStateException e) {
+        LOG.warning(e.getMessage());
+        return false;
+      }
+      return forceDelete(pod);
+    }
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if (!pods.tracks(key, uid)) {
+      if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
+        return true;
+      }
+      try {
+        pods.createPod(pod);
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        if (pods.isQuarantined(key)) {
+          LOG.info("pod " + key + " waits for claim verification: " + e.getMessage());
+          return false;
+        }
+        boolean never = "Never".equals(pod.getSpec().getRestartPolicy());
+        LOG.info("pod " + key + ": create failed: " + e.getMessage());
+        patchStatus(
+            pod,
+            null,
+            Map.of(
+                "phase",
+                never ? "Failed" : "Pending",
+                "reason",
+                "ProviderFailed",
+                "message",
+                Objects.requireNonNullElse(e.getMessage(), e.toString())));
+        return never;
+      }
+    } else {
+      pods.updatePod(pod);
+    }
+    return pushStatus(key, pod);
+  }
+
+  private boolean pushStatus(String key, V1Pod pod) {
+    var rendered = pods.status(key);
+    if (rendered.isEmpty()) {
+      return true;
+    }
+    V1PodStatus want = rendered.get();
+    V1PodStatus have = pod.getStatus() == null ? new V1PodStatus() : pod.getStatus();
+    String claimId = pods.claimId(key).orElse(null);
+    Map<String, String> ann = pod.getMetadata().getAnnotations();
+    String haveId = ann == null ? null : ann.get(SandboxPods.ANNOTATION_CLAIM_ID);
+    boolean same =
+        Objects.equals(want.getPhase(), have.getPhase())
+            && Objects.equals(want.getPodIP(), have.getPodIP())
+            && Objects.equals(want.getReason(), have.getReason())
+            && (claimId == null || claimId.equals(haveId));
+    if (same) {
+      return true;
+    }
+    return patchStatus(pod, claimId, JSON.deserialize(JSON.serialize(want), Map.class));
+  }
+
+  private boolean patchStatus(V1Pod pod, String claimId, Map<?, ?> status) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    if (claimId != null) {
+      body.put("metadata", Map.of("annotations", Map.of(SandboxPods.ANNOTATION_CLAIM_ID, claimId)));
+    }
+    body.put("status", status);
+    String json = JSON.serialize(body);
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    try {
+      limiter.acquire();
+      PatchUtils.patch(
+          V1Pod.class,
+          () -> core.patchNamespacedPodStatus(name, ns, new V1Patch(json)).buildCall(null),
+          V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH,
+          client);
+      return true;
+    } catch (ApiException e) {
+      if (e.getCode() == 404) {
+        return true;
+      }
+      LOG.warning("status of " + ns + "/" + name + ": " + e.getCode() + " " + e.getResponseBody());
+      return false;
+    }
+  }
+
+  private boolean forceDelete(V1Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    try {
+      limiter.acquire();
+      core.deleteNamespacedPod(name, ns)
+          .gracePeriodSeconds(0)
+          .body(
+              new V1DeleteOptions()
+                  .gracePeriodSeconds(0L)
+                  .preconditions(new V1Preconditions().uid(pod.getMetadata().getUid())))
+          .execute();
+      return true;
+    } catch (ApiException e) {
+      if (e.getCode() == 404 || e.getCode() == 409) {
+        return true;
+      }
+      LOG.warning("cannot complete the deletion of " + ns + "/" + name + ": " + e.getCode());
+      return false;
+    } catch (RuntimeException e) {
+      // The answer may be a Status rather than a Pod; the deletion went through.
+      return true;
+    }
+  }
+
+  /** Waits until the informer has listed the Pods once. */
+  boolean awaitSynced(Duration timeout) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    while (!informer.hasSynced()) {
+      if (System.nanoTime() > end) {
+        return false;
+      }
+      Thread.sleep(50);
+    }
+    return true;
+  }
+
+  @Override
+  public void close() {
+    factory.stopAllRegisteredInformers();
+    retries.shutdownNow();
+    workers.shutdownNow();
+  }
+
+  String nodeName() {
+    return nodeName;
+  }
+}
