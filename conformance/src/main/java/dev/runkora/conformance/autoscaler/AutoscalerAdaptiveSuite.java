@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * claims arrive, never passes the ceiling, falls back to the floor after a quiet period (measured
  * on the context's clock, never the system clock), and pools do not share history.
  */
-public abstract class AdaptiveConformance extends AutoscalerSuite {
+public abstract class AutoscalerAdaptiveSuite extends AutoscalerSuite {
 
   /** The longest quiet period after which every adaptive autoscaler is back at its floor. */
   protected Duration maximumDecay() {

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * holds the configured replicas when nothing is pending, and never holds fewer; an autoscaler
  * without the capability rejects the call.
  */
-public abstract class PlaceholderConformance extends AutoscalerSuite {
+public abstract class AutoscalerPlaceholderSuite extends AutoscalerSuite {
 
   /** With nothing pending, the plan is the configured replicas at the configured priority. */
   @Test

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * Conformance for {@link AutoscalerCapability#WARM_POOL}: warm-pool targets stay within their
  * bounds, a static pool holds its floor, and an autoscaler without the capability rejects the call.
  */
-public abstract class WarmPoolConformance extends AutoscalerSuite {
+public abstract class AutoscalerWarmPoolSuite extends AutoscalerSuite {
 
   /** The target is within [floor, max(floor, ceiling)] over random demand, time and bounds. */
   @Test

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * content; shrinking and unknown names are rejected; a class without the capability rejects the
  * call with UNSUPPORTED.
  */
-public abstract class ExpansionConformance extends StorageSuite {
+public abstract class StorageExpansionSuite extends StorageSuite {
 
   /** expand grows the workspace in place; find reports the new size; content is kept. */
   @Test
@@ -68,7 +68,7 @@ public abstract class ExpansionConformance extends StorageSuite {
     var workspace = storage.provision(request("alpha"));
     storage.expand("alpha", sizeBytes() * 4);
 
-    SizeConformance.write(workspace.path().resolve("big"), sizeBytes() + sizeBytes() / 2);
+    StorageSizeSuite.write(workspace.path().resolve("big"), sizeBytes() + sizeBytes() / 2);
 
     assertThat(Files.size(workspace.path().resolve("big")))
         .isEqualTo(sizeBytes() + sizeBytes() / 2);

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * Conformance for every storage class: provision, find, list and release, their idempotency, the
  * rejections they promise, and that a workspace outlives the object that made it.
  */
-public abstract class ProvisioningConformance extends StorageSuite {
+public abstract class StorageProvisioningSuite extends StorageSuite {
 
   /** A provisioned workspace has the asked name, size and mode, at an existing directory. */
   @Test

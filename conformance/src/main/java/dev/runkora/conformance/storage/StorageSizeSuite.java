@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * enforced workspace refuses writes beyond its size and says it is enforced; a class that does not
  * enforce says so honestly; measured use follows what was written.
  */
-public abstract class SizeConformance extends StorageSuite {
+public abstract class StorageSizeSuite extends StorageSuite {
 
   private boolean enforced() {
     return declares(StorageCapability.SIZE_ENFORCED) || storage.describe().sizeEnforced();

@@ -1,6 +1,6 @@
 package dev.runkora.plugin.autoscaler.staticpool;
 
-import dev.runkora.conformance.autoscaler.WarmPoolConformance;
+import dev.runkora.conformance.autoscaler.AutoscalerWarmPoolSuite;
 import dev.runkora.spi.autoscaler.AutoscalerProvider;
 
 class StaticAutoscalerConformanceTest {
@@ -8,7 +8,7 @@ class StaticAutoscalerConformanceTest {
   static final AutoscalerProvider PROVIDER = new StaticAutoscalerProvider();
 
   @org.junit.jupiter.api.Nested
-  class WarmPool extends WarmPoolConformance {
+  class WarmPool extends AutoscalerWarmPoolSuite {
     @Override
     protected AutoscalerProvider provider() {
       return PROVIDER;
@@ -16,7 +16,7 @@ class StaticAutoscalerConformanceTest {
   }
 
   @org.junit.jupiter.api.Nested
-  class Adaptive extends dev.runkora.conformance.autoscaler.AdaptiveConformance {
+  class Adaptive extends dev.runkora.conformance.autoscaler.AutoscalerAdaptiveSuite {
     @Override
     protected AutoscalerProvider provider() {
       return PROVIDER;
@@ -24,7 +24,7 @@ class StaticAutoscalerConformanceTest {
   }
 
   @org.junit.jupiter.api.Nested
-  class Placeholders extends dev.runkora.conformance.autoscaler.PlaceholderConformance {
+  class Placeholders extends dev.runkora.conformance.autoscaler.AutoscalerPlaceholderSuite {
     @Override
     protected AutoscalerProvider provider() {
       return PROVIDER;

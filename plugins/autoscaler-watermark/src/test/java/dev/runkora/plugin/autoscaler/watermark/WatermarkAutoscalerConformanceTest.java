@@ -1,8 +1,8 @@
 package dev.runkora.plugin.autoscaler.watermark;
 
-import dev.runkora.conformance.autoscaler.AdaptiveConformance;
-import dev.runkora.conformance.autoscaler.PlaceholderConformance;
-import dev.runkora.conformance.autoscaler.WarmPoolConformance;
+import dev.runkora.conformance.autoscaler.AutoscalerAdaptiveSuite;
+import dev.runkora.conformance.autoscaler.AutoscalerPlaceholderSuite;
+import dev.runkora.conformance.autoscaler.AutoscalerWarmPoolSuite;
 import dev.runkora.spi.autoscaler.AutoscalerProvider;
 import org.junit.jupiter.api.Nested;
 
@@ -11,7 +11,7 @@ class WatermarkAutoscalerConformanceTest {
   static final AutoscalerProvider PROVIDER = new WatermarkAutoscalerProvider();
 
   @Nested
-  class WarmPool extends WarmPoolConformance {
+  class WarmPool extends AutoscalerWarmPoolSuite {
     @Override
     protected AutoscalerProvider provider() {
       return PROVIDER;
@@ -19,7 +19,7 @@ class WatermarkAutoscalerConformanceTest {
   }
 
   @Nested
-  class Adaptive extends AdaptiveConformance {
+  class Adaptive extends AutoscalerAdaptiveSuite {
     @Override
     protected AutoscalerProvider provider() {
       return PROVIDER;
@@ -27,7 +27,7 @@ class WatermarkAutoscalerConformanceTest {
   }
 
   @Nested
-  class Placeholders extends PlaceholderConformance {
+  class Placeholders extends AutoscalerPlaceholderSuite {
     @Override
     protected AutoscalerProvider provider() {
       return PROVIDER;

@@ -1,8 +1,8 @@
 package dev.runkora.plugin.storage.local;
 
-import dev.runkora.conformance.storage.ExpansionConformance;
-import dev.runkora.conformance.storage.ProvisioningConformance;
-import dev.runkora.conformance.storage.SizeConformance;
+import dev.runkora.conformance.storage.StorageExpansionSuite;
+import dev.runkora.conformance.storage.StorageProvisioningSuite;
+import dev.runkora.conformance.storage.StorageSizeSuite;
 import dev.runkora.spi.storage.StorageProvider;
 import org.junit.jupiter.api.Nested;
 
@@ -12,7 +12,7 @@ class LocalStorageConformanceTest {
   static final StorageProvider PROVIDER = new LocalStorageProvider();
 
   @Nested
-  class Provisioning extends ProvisioningConformance {
+  class Provisioning extends StorageProvisioningSuite {
     @Override
     protected StorageProvider provider() {
       return PROVIDER;
@@ -20,7 +20,7 @@ class LocalStorageConformanceTest {
   }
 
   @Nested
-  class Expansion extends ExpansionConformance {
+  class Expansion extends StorageExpansionSuite {
     @Override
     protected StorageProvider provider() {
       return PROVIDER;
@@ -28,7 +28,7 @@ class LocalStorageConformanceTest {
   }
 
   @Nested
-  class Size extends SizeConformance {
+  class Size extends StorageSizeSuite {
     @Override
     protected StorageProvider provider() {
       return PROVIDER;

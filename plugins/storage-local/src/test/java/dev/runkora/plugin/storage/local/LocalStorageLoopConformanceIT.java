@@ -2,9 +2,9 @@ package dev.runkora.plugin.storage.local;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.runkora.conformance.storage.ExpansionConformance;
-import dev.runkora.conformance.storage.ProvisioningConformance;
-import dev.runkora.conformance.storage.SizeConformance;
+import dev.runkora.conformance.storage.StorageExpansionSuite;
+import dev.runkora.conformance.storage.StorageProvisioningSuite;
+import dev.runkora.conformance.storage.StorageSizeSuite;
 import dev.runkora.spi.core.PluginConfig;
 import dev.runkora.spi.storage.StorageProvider;
 import java.nio.file.Files;
@@ -28,7 +28,7 @@ class LocalStorageLoopConformanceIT {
   }
 
   @Nested
-  class Provisioning extends ProvisioningConformance {
+  class Provisioning extends StorageProvisioningSuite {
     @Override
     protected StorageProvider provider() {
       return PROVIDER;
@@ -41,7 +41,7 @@ class LocalStorageLoopConformanceIT {
   }
 
   @Nested
-  class Expansion extends ExpansionConformance {
+  class Expansion extends StorageExpansionSuite {
     @Override
     protected StorageProvider provider() {
       return PROVIDER;
@@ -54,7 +54,7 @@ class LocalStorageLoopConformanceIT {
   }
 
   @Nested
-  class Size extends SizeConformance {
+  class Size extends StorageSizeSuite {
     @Override
     protected StorageProvider provider() {
       return PROVIDER;
