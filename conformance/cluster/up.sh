@@ -73,7 +73,8 @@ for p in "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" "$SCHED_PORT"; d
   if port_busy "$p"; then log "port 127.0.0.1:$p is already in use"; exit 2; fi
 done
 
-BIN=${KORA_K8S_BIN:-$("$here/build.sh")}
+if [ -n "${KORA_K8S_BIN:-}" ]; then BIN=$KORA_K8S_BIN
+else BIN=$("$here/build.sh") || { log "build.sh failed"; exit 1; }; fi
 for c in etcd kube-apiserver kube-controller-manager kube-scheduler; do
   [ -x "$BIN/$c" ] || { log "missing $BIN/$c"; exit 2; }
 done
