@@ -97,6 +97,13 @@ public final class Sandboxd implements AutoCloseable {
       LOG.log(System.Logger.Level.INFO, "reconciled {0}: {1}", store.file(), reconciled);
       var provisioner =
           new Provisioner(plugins.runtime(), new TemplateResolver(plugins.registries()));
+      if (!provisioner.unenforced().isEmpty()) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "runtime {0} does not enforce {1}: size tiers and net none are not guaranteed",
+            config.runtime(),
+            provisioner.unenforced());
+      }
       var metrics = new Metrics();
       var pools =
           new PoolManager(

@@ -70,7 +70,7 @@ public final class Provisioner {
             true,
             mounts,
             key.tier().limits(runtime.capabilities()),
-            key.network(),
+            network(key),
             root.env(),
             root.workingDirectory());
     try {
@@ -80,6 +80,40 @@ public final class Provisioner {
       int status = e.kind() == dev.runkora.spi.core.ErrorKind.INVALID_ARGUMENT ? 400 : 500;
       throw new ApiException(status, "provisioning failed: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Returns the network mode to ask the runtime for. A runtime without isolation (such as {@code
+   * process}) cannot make {@code none}; it is chosen only explicitly, for development, so its
+   * sandboxes get the host's network instead, as they get the host's everything else.
+   */
+  private dev.runkora.spi.runtime.NetworkMode network(PoolKey key) {
+    var caps = runtime.capabilities();
+    if (key.network() == dev.runkora.spi.runtime.NetworkMode.NONE
+        && !caps.contains(RuntimeCapability.NETWORK_NONE)
+        && caps.contains(RuntimeCapability.NETWORK_EGRESS)) {
+      return dev.runkora.spi.runtime.NetworkMode.EGRESS;
+    }
+    return key.network();
+  }
+
+  /** Returns what the runtime does not enforce of the API's promises, for the start-up log. */
+  public java.util.List<String> unenforced() {
+    var caps = runtime.capabilities();
+    var missing = new java.util.ArrayList<String>();
+    for (var cap :
+        java.util.List.of(
+            RuntimeCapability.CPU_LIMIT,
+            RuntimeCapability.MEMORY_LIMIT,
+            RuntimeCapability.PIDS_LIMIT,
+            RuntimeCapability.NETWORK_NONE,
+            RuntimeCapability.FILESYSTEM_ISOLATION,
+            RuntimeCapability.PROCESS_ISOLATION)) {
+      if (!caps.contains(cap)) {
+        missing.add(cap.name());
+      }
+    }
+    return missing;
   }
 
   /** Destroys a sandbox; failures are logged, never thrown (the reaper or a restart retries). */
