@@ -2,6 +2,7 @@ package dev.runkora.api;
 
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -15,6 +16,7 @@ import java.util.Objects;
  * @param claimRef opaque caller reference echoed in listings; empty for none
  * @param noRedirect answer for this node only (set when following a mesh redirect)
  * @param env kora extension: environment added to every exec in the sandbox; empty for none
+ * @param mounts kora extension: host paths and workspaces bound in at claim time; empty for none
  */
 public record ClaimRequest(
     String template,
@@ -23,7 +25,8 @@ public record ClaimRequest(
     long ttlSeconds,
     String claimRef,
     boolean noRedirect,
-    Map<String, String> env) {
+    Map<String, String> env,
+    List<ClaimMount> mounts) {
 
   /** Validates what a server would reject anyway and normalizes absent values. */
   public ClaimRequest {
@@ -38,36 +41,43 @@ public record ClaimRequest(
     size = size == null || size.isEmpty() ? PoolKey.DEFAULT_SIZE : size;
     claimRef = Wire.nonNull(claimRef);
     env = env == null ? Map.of() : Map.copyOf(env);
+    mounts = mounts == null ? List.of() : List.copyOf(mounts);
   }
 
   /** A claim of {@code template} with every other field at its default. */
   public static ClaimRequest of(String template) {
-    return new ClaimRequest(template, "", "", 0, "", false, Map.of());
+    return new ClaimRequest(template, "", "", 0, "", false, Map.of(), List.of());
   }
 
   /** A claim of the given pool key. */
   public static ClaimRequest of(PoolKey key) {
-    return new ClaimRequest(key.template(), key.net(), key.size(), 0, "", false, Map.of());
+    return new ClaimRequest(
+        key.template(), key.net(), key.size(), 0, "", false, Map.of(), List.of());
   }
 
   /** This request with another lease length. */
   public ClaimRequest withTtlSeconds(long ttl) {
-    return new ClaimRequest(template, net, size, ttl, claimRef, noRedirect, env);
+    return new ClaimRequest(template, net, size, ttl, claimRef, noRedirect, env, mounts);
   }
 
   /** This request with another caller reference. */
   public ClaimRequest withClaimRef(String ref) {
-    return new ClaimRequest(template, net, size, ttlSeconds, ref, noRedirect, env);
+    return new ClaimRequest(template, net, size, ttlSeconds, ref, noRedirect, env, mounts);
   }
 
   /** This request with {@code no_redirect} set. */
   public ClaimRequest withNoRedirect(boolean value) {
-    return new ClaimRequest(template, net, size, ttlSeconds, claimRef, value, env);
+    return new ClaimRequest(template, net, size, ttlSeconds, claimRef, value, env, mounts);
   }
 
   /** This request with claim-time environment (kora extension). */
   public ClaimRequest withEnv(Map<String, String> values) {
-    return new ClaimRequest(template, net, size, ttlSeconds, claimRef, noRedirect, values);
+    return new ClaimRequest(template, net, size, ttlSeconds, claimRef, noRedirect, values, mounts);
+  }
+
+  /** This request with claim-time mounts (kora extension). */
+  public ClaimRequest withMounts(List<ClaimMount> values) {
+    return new ClaimRequest(template, net, size, ttlSeconds, claimRef, noRedirect, env, values);
   }
 
   /** The pool key this claim asks for. */
@@ -90,6 +100,11 @@ public record ClaimRequest(
     if (!env.isEmpty()) {
       b.add("env", Wire.stringObject(env));
     }
+    if (!mounts.isEmpty()) {
+      var array = Wire.array();
+      mounts.forEach(m -> array.add(m.toJson()));
+      b.add("mounts", array);
+    }
     return b.build();
   }
 
@@ -102,6 +117,7 @@ public record ClaimRequest(
         Wire.number(o, "ttl_seconds"),
         Wire.string(o, "claim_ref"),
         Wire.bool(o, "no_redirect"),
-        Wire.stringMap(o, "env"));
+        Wire.stringMap(o, "env"),
+        Wire.objects(o, "mounts").stream().map(ClaimMount::fromJson).toList());
   }
 }

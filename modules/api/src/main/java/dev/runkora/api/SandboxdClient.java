@@ -259,6 +259,66 @@ public final class SandboxdClient implements AutoCloseable {
     }
   }
 
+  /**
+   * kora's files extension: the content of a file in the sandbox ({@code GET
+   * /v1/sandboxes/{id}/files?path=}).
+   *
+   * @throws ApiException 404 when it does not exist, 400 when it is a directory
+   */
+  public byte[] readFile(String id, String token, String path) {
+    HttpResponse<byte[]> r = files(id, token, path);
+    if (isJson(r)) {
+      throw new ApiException(400, path + " is a directory");
+    }
+    return r.body();
+  }
+
+  /**
+   * kora's files extension: the entries of a directory in the sandbox.
+   *
+   * @throws ApiException 404 when it does not exist, 400 when it is not a directory
+   */
+  public List<FileEntry> listFiles(String id, String token, String path) {
+    HttpResponse<byte[]> r = files(id, token, path);
+    if (!isJson(r)) {
+      throw new ApiException(400, path + " is not a directory");
+    }
+    return Wire.objects(json(new String(r.body(), StandardCharsets.UTF_8)), "entries").stream()
+        .map(FileEntry::fromJson)
+        .toList();
+  }
+
+  /** kora's files extension: replaces a file in the sandbox (its directory must exist). */
+  public void writeFile(String id, String token, String path, byte[] content) {
+    send(
+        request(filesPath(id, path), token)
+            .PUT(HttpRequest.BodyPublishers.ofByteArray(content))
+            .setHeader("Content-Type", "application/octet-stream"),
+        requestTimeout);
+  }
+
+  private HttpResponse<byte[]> files(String id, String token, String path) {
+    HttpResponse<byte[]> r =
+        call(
+            withTimeout(request(filesPath(id, path), token).GET(), requestTimeout).build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+    if (r.statusCode() / 100 != 2) {
+      throw error(r.statusCode(), new String(r.body(), StandardCharsets.UTF_8));
+    }
+    return r;
+  }
+
+  private static boolean isJson(HttpResponse<?> r) {
+    return r.headers().firstValue("Content-Type").orElse("").startsWith("application/json");
+  }
+
+  private static String filesPath(String id, String path) {
+    if (path == null || !path.startsWith("/")) {
+      throw new IllegalArgumentException("a sandbox path must be absolute: " + path);
+    }
+    return sandboxPath(id, "/files?path=" + URLEncoder.encode(path, StandardCharsets.UTF_8));
+  }
+
   @Override
   public void close() {
     http.close();

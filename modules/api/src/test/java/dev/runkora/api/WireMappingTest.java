@@ -21,10 +21,35 @@ class WireMappingTest {
   @Test
   void claimRequestRoundTripsEveryField() {
     ClaimRequest claim =
-        new ClaimRequest("base:24.04", "egress", "large", 3600, "ns/a", true, Map.of("A", "1"));
+        new ClaimRequest(
+            "base:24.04",
+            "egress",
+            "large",
+            3600,
+            "ns/a",
+            true,
+            Map.of("A", "1"),
+            List.of(
+                ClaimMount.hostPath("/srv/data", "/data", true),
+                ClaimMount.workspace("agent-42", "/workspace", 1 << 30)));
 
     assertThat(ClaimRequest.fromJson(Wire.parseObject(Wire.write(claim.toJson()))))
         .isEqualTo(claim);
+  }
+
+  @Test
+  void claimMountsFollowTheExtensionsShape() {
+    assertThat(Wire.write(ClaimMount.hostPath("/srv", "/data", true).toJson()))
+        .isEqualTo("{\"host_path\":\"/srv\",\"path\":\"/data\",\"mode\":\"ro\"}");
+    assertThatThrownBy(() -> new ClaimMount("/a", "w", "/b", false, 0))
+        .hasMessageContaining("exactly one");
+    assertThatThrownBy(() -> ClaimMount.hostPath("/a", "relative", false))
+        .hasMessageContaining("absolute");
+    assertThatThrownBy(
+            () ->
+                ClaimMount.fromJson(
+                    Wire.parseObject("{\"workspace\":\"w\",\"path\":\"/w\",\"mode\":\"x\"}")))
+        .hasMessageContaining("ro or rw");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.runkora.cli;
 
 import dev.runkora.api.ApiException;
+import dev.runkora.api.ClaimMount;
 import dev.runkora.api.ClaimRequest;
 import dev.runkora.api.ClaimResponse;
 import dev.runkora.api.ExecOutput;
@@ -26,11 +27,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class ClientCommands {
   static final Args.Spec RUN =
       new Args.Spec(
-          Set.of("template", "size", "net", "ttl", "env", "cwd", "timeout", "claim-env"),
+          Set.of(
+              "template",
+              "size",
+              "net",
+              "ttl",
+              "env",
+              "cwd",
+              "timeout",
+              "claim-env",
+              "mount",
+              "workspace"),
           Set.of("quiet", "stdin"),
           0);
   static final Args.Spec CLAIM =
-      new Args.Spec(Set.of("template", "size", "net", "ttl", "ref", "env"), Set.of("json"), -1);
+      new Args.Spec(
+          Set.of("template", "size", "net", "ttl", "ref", "env", "mount", "workspace"),
+          Set.of("json"),
+          -1);
   static final Args.Spec EXEC =
       new Args.Spec(Set.of("token", "env", "cwd", "timeout"), Set.of("json", "stdin"), 1);
   static final Args.Spec RELEASE = new Args.Spec(Set.of("token"), Set.of(), -1);
@@ -64,7 +78,40 @@ final class ClientCommands {
         args.number("ttl", 0, 0, 86400),
         args.value("ref", ""),
         false,
-        args.pairs("claim-env"));
+        args.pairs("claim-env"),
+        mounts(args));
+  }
+
+  /** {@code --mount HOST:PATH[:ro]} and {@code --workspace NAME:PATH}. */
+  static List<ClaimMount> mounts(Args args) {
+    List<ClaimMount> mounts = new ArrayList<>();
+    for (String m : args.values("mount")) {
+      String[] parts = m.split(":", -1);
+      boolean ro = parts.length == 3 && parts[2].equals("ro");
+      if (parts.length < 2
+          || parts.length > 3
+          || (parts.length == 3 && !ro && !parts[2].equals("rw"))) {
+        throw new UsageException("--mount needs HOST_PATH:SANDBOX_PATH[:ro], not " + m);
+      }
+      mounts.add(mount(() -> ClaimMount.hostPath(parts[0], parts[1], ro), "--mount", m));
+    }
+    for (String w : args.values("workspace")) {
+      String[] parts = w.split(":", -1);
+      if (parts.length != 2 || parts[0].isEmpty()) {
+        throw new UsageException("--workspace needs NAME:SANDBOX_PATH, not " + w);
+      }
+      mounts.add(mount(() -> ClaimMount.workspace(parts[0], parts[1], 0), "--workspace", w));
+    }
+    return mounts;
+  }
+
+  private static ClaimMount mount(
+      java.util.function.Supplier<ClaimMount> make, String option, String text) {
+    try {
+      return make.get();
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(option + " " + text + ": " + e.getMessage());
+    }
   }
 
   private static ExecRequest execRequest(Args args) {

@@ -25,7 +25,9 @@ public final class Main {
         run [--template T] [--size S] [--net N] [--env K=V] [--cwd DIR] [--timeout S] [--stdin]
             -- CMD...  claim, run CMD with its output streamed, release; exits with CMD's status
                    (--stdin forwards this terminal's standard input to CMD)
-        claim      [--template T] [--size S] [--net N] [--ttl S] [--ref REF] [--json]
+                   --mount HOST_PATH:PATH[:ro] and --workspace NAME:PATH bind into the sandbox
+        claim      [--template T] [--size S] [--net N] [--ttl S] [--ref REF] [--env K=V]
+                   [--mount HOST_PATH:PATH[:ro]] [--workspace NAME:PATH] [--json]
         exec ID    [--token T] [--env K=V] [--cwd DIR] [--timeout S] [--stdin] [--json] -- CMD...
         release ID [--token T]
         renew ID   [--ttl S] [--token T]

@@ -91,10 +91,9 @@ public final class Bench {
     step("starting kora-sandboxd (" + options.runtime() + ") in " + dataDir);
     Sandboxd daemon = Sandboxd.start(config);
     try {
-      String token = Files.readString(dataDir.resolve("root-token")).strip();
       client =
           SandboxdClient.builder("http://127.0.0.1:" + daemon.port())
-              .token(token)
+              .token(daemon.rootToken())
               .requestTimeout(Duration.ofMinutes(2))
               .build();
       waitForWarm(WARM_KEY, WARM_BATCH, Duration.ofMinutes(2));
@@ -106,8 +105,6 @@ public final class Bench {
         concurrentClients();
       }
       step("cleaning up");
-      client.putPools(List.of());
-      waitFor(info -> info.pools().isEmpty() && info.claimed() == 0, Duration.ofMinutes(2));
     } finally {
       if (client != null) {
         client.close();
