@@ -124,9 +124,10 @@ public final class FakeNode implements AutoCloseable {
     labels.putAll(spec.labels);
     List<V1NodeCondition> conditions = new ArrayList<>();
     conditions.add(condition("Ready", "True", "KubeletReady", "fake node is ready", now));
-    for (String pressure : List.of("MemoryPressure", "DiskPressure", "PIDPressure")) {
-      conditions.add(condition(pressure, "False", "KubeletHas" + "No" + pressure, "none", now));
-    }
+    // The reasons a kubelet reports for the three pressure conditions.
+    conditions.add(condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "", now));
+    conditions.add(condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "", now));
+    conditions.add(condition("PIDPressure", "False", "KubeletHasSufficientPID", "", now));
     V1Node node =
         new V1Node()
             .metadata(new V1ObjectMeta().name(name).labels(labels))

@@ -16,6 +16,19 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * TestNamespace} (a namespace of their own, created before and deleted after the method or, when
  * resolved in a {@code @BeforeAll} method, the class). See {@link KubeClusterExtension} for how the
  * cluster is chosen.
+ *
+ * <pre>{@code
+ * @KubeClusterTest
+ * class PlacementE2E {
+ *   @Test
+ *   void podLandsOnTheSandboxNode(ApiClient client, TestNamespace namespace) throws Exception {
+ *     try (FakeNode node = FakeNode.builder("fake-0").label("tier", "sandbox").start(client)) {
+ *       new CoreV1Api(client).createNamespacedPod(namespace.name(), pod).execute();
+ *       await().until(...);
+ *     }
+ *   }
+ * }
+ * }</pre>
  */
 @Documented
 @Target(ElementType.TYPE)
