@@ -46,6 +46,7 @@ public final class Sandboxd implements AutoCloseable {
   private final PoolManager pools;
   private final Reaper reaper;
   private final WebServer server;
+  private final Admission admission;
   private final String rootToken;
   private volatile boolean closed;
 
@@ -56,6 +57,7 @@ public final class Sandboxd implements AutoCloseable {
       PoolManager pools,
       Reaper reaper,
       WebServer server,
+      Admission admission,
       String rootToken) {
     this.config = config;
     this.plugins = plugins;
@@ -63,6 +65,7 @@ public final class Sandboxd implements AutoCloseable {
     this.pools = pools;
     this.reaper = reaper;
     this.server = server;
+    this.admission = admission;
     this.rootToken = rootToken;
   }
 
@@ -151,7 +154,7 @@ public final class Sandboxd implements AutoCloseable {
           config.listenHost(),
           server.port(),
           config.dataDir());
-      return new Sandboxd(config, plugins, store, pools, reaper, server, rootToken);
+      return new Sandboxd(config, plugins, store, pools, reaper, server, admission, rootToken);
     } catch (RuntimeException e) {
       plugins.close();
       throw e;
@@ -243,7 +246,7 @@ public final class Sandboxd implements AutoCloseable {
                         v.refilling(),
                         v.lastError()))
             .toList();
-    return new SandboxdInfo(views, store.size(), false);
+    return new SandboxdInfo(views, store.size(), admission.draining());
   }
 
   /**

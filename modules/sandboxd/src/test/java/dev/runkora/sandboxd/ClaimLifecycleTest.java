@@ -7,6 +7,7 @@ import dev.runkora.common.json.JsonText;
 import dev.runkora.common.json.Rfc3339;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,6 +51,29 @@ class ClaimLifecycleTest extends DaemonFixture {
     var store = JsonText.parseObject(Files.readString(temp.resolve("data/claims.json")));
     String vm = store.values().iterator().next().asJsonObject().getString("vm_name");
     assertThat(vm).isEqualTo(order.getLast());
+  }
+
+  @Test
+  void refillsShareABoundedBudget() throws Exception {
+    Path boxes = Files.createDirectories(temp.resolve("boxes"));
+    runtime = new TestingRuntime(boxes);
+    runtime.createDelay = Duration.ofMillis(300);
+    start(config(6, 0));
+    awaitWarm(6);
+    assertThat(runtime.maxCreating.get()).isEqualTo(2);
+  }
+
+  @Test
+  void aClaimTakesAWarmSandboxWithoutWaitingForTheRefillItStarts() throws Exception {
+    startWarm(2);
+    runtime.createDelay = Duration.ofSeconds(3);
+    int created = runtime.created.get();
+    assertThat(claim(ROOT, "{\"template\":\"host\"}").status()).isEqualTo(200);
+    assertThat(claim(ROOT, "{\"template\":\"host\"}").status()).isEqualTo(200);
+    // Both were served from the stack while their refills were still being made.
+    assertThat(runtime.created.get()).isEqualTo(created);
+    assertThat(api.get("/metrics", ROOT).body()).contains("sandboxd_claims_total{tier=\"warm\"} 2");
+    assertThat(daemon.info().pools().getFirst().refilling()).isPositive();
   }
 
   @Test

@@ -38,6 +38,8 @@ final class TestingRuntime implements SandboxRuntime {
   final Map<String, Box> boxes = new ConcurrentHashMap<>();
   final AtomicInteger created = new AtomicInteger();
   final AtomicInteger deleted = new AtomicInteger();
+  final AtomicInteger creating = new AtomicInteger();
+  final AtomicInteger maxCreating = new AtomicInteger();
   private final Path root;
   private final Set<RuntimeCapability> capabilities;
   volatile KoraException failCreates;
@@ -69,12 +71,16 @@ final class TestingRuntime implements SandboxRuntime {
     if (failure != null) {
       throw failure;
     }
-    if (!createDelay.isZero()) {
-      try {
+    int now = creating.incrementAndGet();
+    maxCreating.accumulateAndGet(now, Math::max);
+    try {
+      if (!createDelay.isZero()) {
         Thread.sleep(createDelay);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      creating.decrementAndGet();
     }
     if (spec.network() == dev.runkora.spi.runtime.NetworkMode.EGRESS
         && !capabilities.contains(RuntimeCapability.NETWORK_EGRESS)) {
