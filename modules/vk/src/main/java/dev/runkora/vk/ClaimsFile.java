@@ -39,9 +39,12 @@ final class ClaimsFile {
   /** The stored claims; empty when the file does not exist. */
   Map<String, Claim> load() {
     byte[] bytes;
+    if (!Files.exists(path)) {
+      return new LinkedHashMap<>();
+    }
     try {
       bytes = Files.readAllBytes(path);
-    } catch (NoSuchFileException e) {
+    } catch (NoSuchFileException | java.nio.file.NotDirectoryException e) {
       return new LinkedHashMap<>();
     } catch (IOException e) {
       throw new IllegalStateException(

@@ -3,6 +3,7 @@ package dev.runkora.vk;
 import dev.runkora.api.ApiException;
 import dev.runkora.api.ClaimRequest;
 import dev.runkora.api.ClaimResponse;
+import dev.runkora.api.PoolKey;
 import dev.runkora.api.SandboxRow;
 import io.kubernetes.client.openapi.models.V1ContainerState;
 import io.kubernetes.client.openapi.models.V1ContainerStateRunning;
@@ -330,14 +331,13 @@ final class SandboxPods {
     }
     long ttl = ttlSeconds(key, ann.get(ANNOTATION_TTL));
     ClaimRequest request =
-        new ClaimRequest(
-            template,
-            ann.getOrDefault(ANNOTATION_NET, ""),
-            ann.getOrDefault(ANNOTATION_SIZE, ""),
-            ttl,
-            key,
-            false,
-            Map.of());
+        ClaimRequest.of(
+                new PoolKey(
+                    template,
+                    ann.getOrDefault(ANNOTATION_NET, ""),
+                    ann.getOrDefault(ANNOTATION_SIZE, "")))
+            .withTtlSeconds(ttl)
+            .withClaimRef(key);
     ClaimResponse response;
     try {
       response = sandboxd.claim(request);
