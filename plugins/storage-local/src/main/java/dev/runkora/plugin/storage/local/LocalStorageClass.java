@@ -204,6 +204,7 @@ final class LocalStorageClass implements StorageClass {
 
   private void createLoopWorkspace(String name, long sizeBytes) {
     var image = image(name);
+    discardLeftoverOfAnotherSize(name, sizeBytes);
     if (!Files.exists(image)) {
       var usable = usableSpace();
       if (usable < sizeBytes) {
@@ -237,6 +238,28 @@ final class LocalStorageClass implements StorageClass {
         throw r;
       }
       throw KoraException.internal(e, "cannot prepare workspace '%s': %s", name, e.getMessage());
+    }
+  }
+
+  /**
+   * Removes an image that a crashed provision left without metadata when it has another size than
+   * asked. Such an image was never handed out (a workspace is handed out only after its metadata is
+   * written), so nothing of anyone's is lost; an image of the asked size is kept and reused.
+   */
+  private void discardLeftoverOfAnotherSize(String name, long sizeBytes) {
+    var image = image(name);
+    try {
+      if (!Files.exists(image) || Files.size(image) == sizeBytes) {
+        return;
+      }
+      var directory = realPath(directory(name));
+      if (Commands.mountPoints().contains(directory)) {
+        Commands.run("umount", directory.toString());
+      }
+      Files.delete(image);
+    } catch (IOException e) {
+      throw KoraException.internal(
+          e, "cannot remove the leftover image %s: %s", image, e.getMessage());
     }
   }
 

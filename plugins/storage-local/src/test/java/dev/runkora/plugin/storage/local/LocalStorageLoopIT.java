@@ -117,6 +117,34 @@ class LocalStorageLoopIT {
   }
 
   @Test
+  void anImageLeftByACrashedProvisionIsReusedWhenItHasTheAskedSize() throws Exception {
+    storage.provision(request("agent-1", 16 * MIB));
+    // A crash after the image was made and mounted but before the metadata was written.
+    Files.delete(data.resolve(".meta/agent-1.properties"));
+    var image = data.resolve(".images/agent-1.img");
+    var inode = Files.getAttribute(image, "unix:ino");
+
+    var workspace = storage.provision(request("agent-1", 16 * MIB));
+
+    assertThat(Files.getAttribute(image, "unix:ino")).isEqualTo(inode);
+    assertThat(Files.getFileStore(workspace.path()).type()).isEqualTo("ext4");
+  }
+
+  @Test
+  void anImageLeftByACrashedProvisionWithAnotherSizeIsReplaced() throws Exception {
+    storage.provision(request("agent-1", 16 * MIB));
+    Files.delete(data.resolve(".meta/agent-1.properties"));
+
+    var workspace = storage.provision(request("agent-1", 32 * MIB));
+
+    assertThat(Files.size(data.resolve(".images/agent-1.img"))).isEqualTo(32 * MIB);
+    assertThat(Files.getFileStore(workspace.path()).getTotalSpace()).isGreaterThan(24 * MIB);
+    assertThat(
+            Commands.run("losetup", "-j", data.resolve(".images/agent-1.img").toString()).lines())
+        .hasSize(1);
+  }
+
+  @Test
   void aSizeTooSmallForAFileSystemIsInvalid() {
     assertThatThrownBy(() -> storage.provision(request("tiny", MIB)))
         .isInstanceOfSatisfying(
