@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The daemon as its own process, on the real {@code process} runtime and the {@code host} template,
@@ -35,17 +37,21 @@ class SandboxdProcessIT {
   @TempDir Path temp;
 
   private Path config(int port, int warm) throws Exception {
-    Path file = temp.resolve("config-" + warm + ".json");
+    return config(port, warm, "process");
+  }
+
+  private Path config(int port, int warm, String runtime) throws Exception {
+    Path file = temp.resolve("config-" + runtime + "-" + warm + ".json");
     Files.writeString(
         file,
         """
         {"listen": "127.0.0.1:%d", "data_dir": "%s", "api_token": "%s",
          "tenants": [{"name": "acme", "token": "%s", "max_claims": 50}],
-         "sync_claims": true, "runtime": "process", "autoscaler": "static", "storage": "",
+         "sync_claims": true, "runtime": "%s", "autoscaler": "static", "storage": "",
          "refill_concurrency": 4,
          "pools": [{"template": "host", "warm": %d}]}
         """
-            .formatted(port, temp.resolve("data"), ROOT, TENANT, warm));
+            .formatted(port, temp.resolve("data"), ROOT, TENANT, runtime, warm));
     return file;
   }
 
@@ -167,11 +173,13 @@ class SandboxdProcessIT {
     }
   }
 
-  @Test
-  void killDuringConcurrentClaimsLosesNoAnsweredClaimAndLeavesNoStraySandbox() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"process", "bwrap"})
+  void killDuringConcurrentClaimsLosesNoAnsweredClaimAndLeavesNoStraySandbox(String runtime)
+      throws Exception {
     int port = DaemonProcess.freePort();
     var answered = new ConcurrentLinkedQueue<jakarta.json.JsonObject>();
-    var daemon = DaemonProcess.start(config(port, 4), port, temp.resolve("log"));
+    var daemon = DaemonProcess.start(config(port, 4, runtime), port, temp.resolve("log"));
     var api = new Api(port);
     var enough = new CountDownLatch(20);
     try (var clients = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -199,7 +207,8 @@ class SandboxdProcessIT {
     }
     assertThat(answered).hasSizeGreaterThanOrEqualTo(20);
 
-    try (var restarted = DaemonProcess.start(config(port, 0), port, temp.resolve("log2"))) {
+    try (var restarted =
+        DaemonProcess.start(config(port, 0, runtime), port, temp.resolve("log2"))) {
       for (var claim : answered) {
         String id = claim.getString("id");
         var row = api.get("/v1/sandboxes/" + id, ROOT);
@@ -217,7 +226,7 @@ class SandboxdProcessIT {
               .map(v -> v.asJsonObject().getString("vm_name"))
               .collect(Collectors.toSet());
       Set<String> ours = new HashSet<>();
-      for (SandboxInfo info : processRuntimeSandboxes()) {
+      for (SandboxInfo info : runtimeSandboxes(runtime)) {
         if (info.name().startsWith("sbx-")) {
           ours.add(info.name());
         }
@@ -242,17 +251,17 @@ class SandboxdProcessIT {
     assertThat(out).contains(data.resolve("claims.json").toString()).contains("malformed");
   }
 
-  private List<SandboxInfo> processRuntimeSandboxes() {
+  private List<SandboxInfo> runtimeSandboxes(String name) {
     for (RuntimeProvider provider : ServiceLoader.load(RuntimeProvider.class)) {
-      if (provider.name().equals("process")) {
+      if (provider.name().equals(name)) {
         try (var runtime =
             provider.create(
                 PluginConfig.empty(),
-                new RuntimeContext(temp.resolve("data/runtime/process"), System.getLogger("it")))) {
+                new RuntimeContext(temp.resolve("data/runtime/" + name), System.getLogger("it")))) {
           return new ArrayList<>(runtime.list());
         }
       }
     }
-    throw new AssertionError("the process runtime plugin is not on the test path");
+    throw new AssertionError("the " + name + " runtime plugin is not on the test path");
   }
 }
