@@ -127,6 +127,19 @@ public final class PluginHost {
     return point.providerType().cast(matches.getFirst().provider());
   }
 
+  /**
+   * Returns every provider of an extension point, by name, for a host that uses all of them (such
+   * as every registry plugin at once).
+   *
+   * @throws KoraException {@code INVALID_ARGUMENT} when a plugin of the extension point could not
+   *     be loaded or two providers share a name; the message says which
+   */
+  public <P extends PluginProvider<?>> List<P> providers(ExtensionPoint<P> point) {
+    Objects.requireNonNull(point, "point");
+    var names = plugins(point).stream().map(PluginInfo::name).distinct().toList();
+    return names.stream().map(name -> select(point, name)).toList();
+  }
+
   /** Returns every provider found, by extension point, then name. */
   public List<PluginInfo> plugins() {
     return found.stream().map(Found::info).toList();

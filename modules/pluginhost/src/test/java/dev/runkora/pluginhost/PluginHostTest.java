@@ -99,6 +99,21 @@ class PluginHostTest {
   }
 
   @Test
+  void providersReturnsEveryProviderOfAnExtensionPointOrFailsOnADuplicate() {
+    jar("good");
+    FixtureJars.build("with-library", plugins.resolve("with-library"));
+    assertThat(load().providers(ExtensionPoint.RUNTIME))
+        .extracting(p -> p.name())
+        .containsExactly("fixture-good");
+
+    jar("twin-a");
+    jar("twin-b");
+    assertThatThrownBy(() -> load().providers(ExtensionPoint.AUTOSCALER))
+        .isInstanceOf(KoraException.class)
+        .hasMessageContaining("are named 'twin'");
+  }
+
+  @Test
   void aJarWithoutAProviderIsAProblemThatNamesTheJarAndItsModule() {
     var empty = jar("empty");
     jar("good");
