@@ -21,11 +21,17 @@ public interface StorageClass extends AutoCloseable {
    *
    * @throws dev.runkora.spi.core.KoraException {@code UNSUPPORTED} for an access mode the class
    *     lacks; {@code ALREADY_EXISTS} when a workspace of that name has another size or access
-   *     mode; {@code RESOURCE_EXHAUSTED} when there is no room
+   *     mode; {@code INVALID_ARGUMENT} for a size the class cannot make (such as one too small for
+   *     a file system); {@code RESOURCE_EXHAUSTED} when there is no room
    */
   Workspace provision(WorkspaceRequest request);
 
-  /** Returns a workspace by name, with its current use when measured. */
+  /**
+   * Returns a workspace by name, with its current use when measured.
+   *
+   * @throws dev.runkora.spi.core.KoraException {@code INVALID_ARGUMENT} for a name no workspace can
+   *     have (see {@link WorkspaceRequest#name()}), so that no name reaches outside the class
+   */
   Optional<Workspace> find(String name);
 
   /**
@@ -47,7 +53,8 @@ public interface StorageClass extends AutoCloseable {
   /**
    * Deletes a workspace and everything in it. Idempotent: releasing an unknown name succeeds.
    *
-   * @throws dev.runkora.spi.core.KoraException {@code INTERNAL} when it could not be removed
+   * @throws dev.runkora.spi.core.KoraException {@code INVALID_ARGUMENT} for a name no workspace can
+   *     have; {@code INTERNAL} when it could not be removed
    */
   void release(String name);
 
