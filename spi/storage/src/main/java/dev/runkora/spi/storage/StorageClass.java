@@ -46,7 +46,9 @@ public interface StorageClass extends AutoCloseable {
    * Grows a workspace to a new size. Needs {@link StorageCapability#EXPANSION}.
    *
    * @throws dev.runkora.spi.core.KoraException {@code UNSUPPORTED} without the capability; {@code
-   *     NOT_FOUND} for an unknown workspace; {@code INVALID_ARGUMENT} for a smaller size
+   *     NOT_FOUND} for an unknown workspace; {@code INVALID_ARGUMENT} for a smaller size; {@code
+   *     RESOURCE_EXHAUSTED} when there is no room; {@code UNAVAILABLE} when it cannot grow now (a
+   *     class that grows only unused workspaces, while a sandbox holds it)
    */
   Workspace expand(String name, long sizeBytes);
 
