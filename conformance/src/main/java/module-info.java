@@ -11,6 +11,7 @@ module dev.runkora.conformance {
   requires transitive org.junit.jupiter.api;
   requires transitive org.assertj.core;
   requires awaitility; // no Automatic-Module-Name: the name comes from the jar file
+  requires jdk.httpserver; // the registry suites' stand-in registry wire
 
   exports dev.runkora.conformance.runtime;
   exports dev.runkora.conformance.registry;
