@@ -130,9 +130,12 @@ final class ClientCommands {
     ClaimRequest claim = claimRequest(args);
     ExecRequest exec = execRequest(args);
     try (SandboxdClient client = connection.client()) {
-      long t0 = System.nanoTime();
       ClaimResponse sandbox;
+      long t0;
       try {
+        // The first request of a JVM loads the HTTP client; keep that out of the claim's time.
+        client.healthz();
+        t0 = System.nanoTime();
         sandbox = client.claim(claim);
       } catch (ApiException e) {
         throw connection.explain(e);
@@ -163,7 +166,7 @@ final class ClientCommands {
                 ExecOutput.to(console.out(), console.err()));
         executed = System.nanoTime();
       } catch (ApiException e) {
-        throw connection.explain(e);
+        throw execFailure(e);
       } finally {
         try {
           release.run();
@@ -219,8 +222,26 @@ final class ClientCommands {
       return result.exitCode();
     }
     InputStream stdin = args.flag("stdin") ? console.in() : null;
-    return call(
-        c -> c.execStream(id, token, exec, stdin, ExecOutput.to(console.out(), console.err())));
+    try (SandboxdClient client = connection.client()) {
+      return client.execStream(id, token, exec, stdin, ExecOutput.to(console.out(), console.err()));
+    } catch (ApiException e) {
+      throw execFailure(e);
+    }
+  }
+
+  /**
+   * An exec the daemon refused: a command that does not exist or cannot run exits 127 or 126, as in
+   * a shell; anything else is a failure of kora (1).
+   */
+  private CliException execFailure(ApiException e) {
+    CliException failure = connection.explain(e);
+    if (e.status() == 400 && e.error().contains("does not exist")) {
+      return new CliException(e.error(), 127, e);
+    }
+    if (e.status() == 400 && e.error().contains("not executable")) {
+      return new CliException(e.error(), 126, e);
+    }
+    return failure;
   }
 
   /** {@code release}: already gone counts as released. */

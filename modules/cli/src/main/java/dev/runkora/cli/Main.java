@@ -67,7 +67,7 @@ public final class Main {
       if (console.env("KORA_DEBUG").isPresent()) {
         e.printStackTrace(console.err());
       }
-      return 1;
+      return e.status();
     } catch (RuntimeException e) {
       console.err().println("kora " + command + ": unexpected failure: " + e);
       e.printStackTrace(console.err());

@@ -102,6 +102,7 @@ public final class Bench {
       execRoundTrip();
       if (options.sandboxes() > 0) {
         manyWarm();
+        concurrentBurst();
         concurrentClients();
       }
       step("cleaning up");
@@ -116,28 +117,31 @@ public final class Bench {
 
   // ---- 1. warm claim against /healthz ----
 
+  /**
+   * Each sample is taken on a settled daemon: the pool is full again (the refill a claim kicks off
+   * is not part of the claim), then one GET /healthz and one claim are timed back to back.
+   */
   private void warmClaims() throws InterruptedException {
+    int warmUp = Math.min(options.iterations(), 100);
+    step("warm-up: " + warmUp + " claims and health checks, untimed");
+    for (int i = 0; i < warmUp; i++) {
+      client.healthz();
+      ClaimResponse c = client.claim(ClaimRequest.of(WARM_KEY));
+      client.releaseIfPresent(c.id(), c.token());
+      waitForWarm(WARM_KEY, WARM_BATCH, Duration.ofMinutes(2));
+    }
     step("warm claims and GET /healthz, " + options.iterations() + " each");
     Samples claims = new Samples();
     Samples health = new Samples();
-    for (int i = 0; i < 20; i++) {
-      client.healthz();
-    }
     while (claims.size() < options.iterations()) {
       waitForWarm(WARM_KEY, WARM_BATCH, Duration.ofMinutes(2));
-      List<ClaimResponse> held = new ArrayList<>();
-      int batch = Math.min(WARM_BATCH, options.iterations() - claims.size());
-      for (int i = 0; i < batch; i++) {
-        long t0 = System.nanoTime();
-        held.add(client.claim(ClaimRequest.of(WARM_KEY)));
-        claims.add(System.nanoTime() - t0);
-        t0 = System.nanoTime();
-        client.healthz();
-        health.add(System.nanoTime() - t0);
-      }
-      for (ClaimResponse c : held) {
-        client.releaseIfPresent(c.id(), c.token());
-      }
+      long t0 = System.nanoTime();
+      client.healthz();
+      health.add(System.nanoTime() - t0);
+      t0 = System.nanoTime();
+      ClaimResponse c = client.claim(ClaimRequest.of(WARM_KEY));
+      claims.add(System.nanoTime() - t0);
+      client.releaseIfPresent(c.id(), c.token());
     }
     warmClaimP50 = claims.p50();
     warmClaimP99 = claims.p99();
@@ -220,7 +224,7 @@ public final class Bench {
     ClaimResponse c = client.claim(ClaimRequest.of(WARM_KEY));
     try {
       ExecRequest exec = ExecRequest.of("true");
-      for (int i = 0; i < 10; i++) {
+      for (int i = 0; i < 50; i++) {
         client.exec(c.id(), c.token(), exec);
         Baselines.runQuietly(List.of("true"));
       }
@@ -298,6 +302,56 @@ public final class Bench {
 
   // ---- 6. claims per second by concurrent clients ----
 
+  /** Concurrent clients claim from the full pool without releasing: warm hits only. */
+  private void concurrentBurst() throws InterruptedException {
+    int clients = options.clients();
+    int total = Math.max(clients, options.sandboxes() * 4 / 5);
+    step(clients + " concurrent clients claiming " + total + " warm sandboxes");
+    AtomicLong next = new AtomicLong();
+    List<ClaimResponse> held = java.util.Collections.synchronizedList(new ArrayList<>());
+    Samples[] latencies = new Samples[clients];
+    List<Thread> threads = new ArrayList<>();
+    long t0 = System.nanoTime();
+    for (int i = 0; i < clients; i++) {
+      Samples s = latencies[i] = new Samples();
+      threads.add(
+          Thread.ofPlatform()
+              .name("bench-burst-" + i)
+              .start(
+                  () -> {
+                    while (next.incrementAndGet() <= total) {
+                      long c0 = System.nanoTime();
+                      held.add(client.claim(ClaimRequest.of(WARM_KEY)));
+                      s.add(System.nanoTime() - c0);
+                    }
+                  }));
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    Samples all = new Samples();
+    for (Samples s : latencies) {
+      all.addAll(s);
+    }
+    notes.add(
+        String.format(
+            Locale.ROOT,
+            "%d concurrent clients claiming %d of %d warm sandboxes: %.0f claims/s, claim p50 %s"
+                + " p99 %s",
+            clients,
+            held.size(),
+            options.sandboxes(),
+            held.size() / seconds,
+            Samples.millis(all.p50()),
+            Samples.millis(all.p99())));
+    for (ClaimResponse c : held) {
+      client.releaseIfPresent(c.id(), c.token());
+    }
+    waitForWarm(WARM_KEY, options.sandboxes(), Duration.ofMinutes(15));
+  }
+
+  /** Concurrent clients claim and release in a loop: warm hits while refill keeps up. */
   private void concurrentClients() throws InterruptedException {
     int clients = options.clients();
     step(clients + " concurrent clients claiming and releasing for " + options.seconds() + " s");
@@ -347,9 +401,10 @@ public final class Bench {
     notes.add(
         String.format(
             Locale.ROOT,
-            "%d concurrent clients: %.0f claims/s sustained (claim and release each), claim p50 %s"
+            "%d concurrent clients claiming and releasing for %d s: %.0f claims/s, claim p50 %s"
                 + " p99 %s; tiers: %s; failures %d",
             clients,
+            options.seconds(),
             claims.get() / seconds,
             all.size() > 0 ? Samples.millis(all.p50()) : "-",
             all.size() > 0 ? Samples.millis(all.p99()) : "-",
