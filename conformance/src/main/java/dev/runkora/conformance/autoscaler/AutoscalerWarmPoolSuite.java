@@ -52,6 +52,42 @@ public abstract class AutoscalerWarmPoolSuite extends AutoscalerSuite {
     }
   }
 
+  /** Pools called from several threads at once (one thread per pool) each stay in bounds. */
+  @Test
+  public void poolsOnSeveralThreadsEachStayInBounds() throws Exception {
+    assumeTrue(declares(AutoscalerCapability.WARM_POOL));
+    try (var executor = java.util.concurrent.Executors.newFixedThreadPool(4)) {
+      var futures = new java.util.ArrayList<java.util.concurrent.Future<?>>();
+      for (int thread = 0; thread < 4; thread++) {
+        int seed = thread;
+        futures.add(
+            executor.submit(
+                () -> {
+                  var random = new Random(seed);
+                  for (int step = 0; step < 2_000; step++) {
+                    var demand =
+                        new PoolDemand(
+                            "thread-" + seed,
+                            2,
+                            12,
+                            random.nextDouble() * 20,
+                            0,
+                            0,
+                            random.nextInt(5),
+                            Duration.ofMillis(random.nextInt(5_000)));
+                    assertThat(autoscaler.warmTarget(demand)).isBetween(2, 12);
+                    if (step % 100 == 0) {
+                      clock.advance(Duration.ofSeconds(1));
+                    }
+                  }
+                }));
+      }
+      for (var future : futures) {
+        future.get();
+      }
+    }
+  }
+
   /** A pool whose ceiling is 0 is static: its target is its floor, whatever the demand. */
   @Test
   public void aStaticPoolHoldsItsFloorUnderAnyDemand() {
