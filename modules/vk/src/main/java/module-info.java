@@ -19,7 +19,8 @@ module dev.runkora.vk {
   requires jdk.httpserver;
   // client-java's call types are okhttp's. okhttp 5 is a named module that exports its internal
   // TLS package only to friends, so every launch adds
-  // --add-exports okhttp3/okhttp3.internal.tls=io.kubernetes.client.java.api for client-java.
+  // --add-exports okhttp3/okhttp3.internal.tls=io.kubernetes.client.java.api and the same for
+  // okhttp3.internal.http, which client-java's ApiClient uses.
   requires okhttp3;
   requires org.bouncycastle.pkix;
   requires org.bouncycastle.provider;

@@ -1,0 +1,471 @@
+package dev.runkora.vk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.runkora.api.SandboxRow;
+import dev.runkora.api.SandboxdClient;
+import dev.runkora.plugin.autoscaler.staticpool.StaticAutoscalerProvider;
+import dev.runkora.plugin.runtime.process.ProcessRuntimeProvider;
+import dev.runkora.sandboxd.Sandboxd;
+import dev.runkora.sandboxd.SandboxdConfig;
+import dev.runkora.sandboxd.plugins.PluginSet;
+import dev.runkora.spi.autoscaler.AutoscalerContext;
+import dev.runkora.spi.core.PluginConfig;
+import dev.runkora.spi.registry.ImageManifest;
+import dev.runkora.spi.registry.ImageReference;
+import dev.runkora.spi.registry.ImageRegistry;
+import dev.runkora.spi.registry.RootFilesystem;
+import dev.runkora.spi.runtime.RuntimeContext;
+import dev.runkora.testing.cluster.KubeClusterTest;
+import dev.runkora.testing.cluster.TestNamespace;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoordinationV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.CustomObjectsApi;
+import io.kubernetes.client.openapi.auth.ApiKeyAuth;
+import io.kubernetes.client.openapi.models.V1ConfigMap;
+import io.kubernetes.client.openapi.models.V1Container;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1OwnerReference;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PodSpec;
+import io.kubernetes.client.openapi.models.V1Toleration;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.Dynamics;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * vk-sandbox against a real control plane, with a real kora-sandboxd (process runtime, the host
+ * template) behind the node: seed 001's "Verify", the Pod contract, releases and the restart.
+ */
+@KubeClusterTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class VkSandboxE2E {
+  static final String ROOT = "vk-e2e-root-token";
+  static final Duration WAIT = Duration.ofSeconds(60);
+
+  Path temp;
+  Sandboxd sandboxd;
+  SandboxdClient sandboxdClient;
+  Path kubeconfig;
+  String nodeName;
+  VkConfig config;
+  VkSandbox vk;
+  CoreV1Api core;
+  ApiClient client;
+
+  @BeforeAll
+  void start(ApiClient client) throws Exception {
+    this.client = client;
+    this.core = new CoreV1Api(client);
+    temp = Files.createTempDirectory("vk-e2e-");
+    sandboxd = startSandboxd(temp);
+    sandboxdClient =
+        SandboxdClient.builder("http://127.0.0.1:" + sandboxd.port()).token(ROOT).build();
+    Path token = temp.resolve("sandboxd-token");
+    Files.writeString(token, ROOT);
+    kubeconfig = writeKubeconfig(client, temp.resolve("kubeconfig"));
+    for (String crd :
+        List.of(
+            "nodeinventories.sandbox.cocoonstack.io.yaml",
+            "nodeinventories.extensions.agents.x-k8s.io.yaml")) {
+      var object = Dynamics.newFromYaml(Files.readString(manifests().resolve(crd)));
+      var created =
+          new DynamicKubernetesApi(
+                  "apiextensions.k8s.io", "v1", "customresourcedefinitions", client)
+              .create(object);
+      if (!created.isSuccess() && created.getHttpStatusCode() != 409) {
+        throw new IllegalStateException(crd + ": " + created.getStatus());
+      }
+    }
+    nodeName = "vk-e2e-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    config =
+        VkConfig.parse(
+            List.of(
+                "--node-name=" + nodeName,
+                "--node-ip=127.0.0.1",
+                "--listen-addr=127.0.0.1:" + freePort(),
+                "--sandboxd-url=http://127.0.0.1:" + sandboxd.port(),
+                "--sandboxd-token-file=" + token,
+                "--state-path=" + temp.resolve("state/claims.json"),
+                "--publish-inventory",
+                "--publish-interval=2s"),
+            Map.of());
+    vk = VkSandbox.start(config, kubeconfig);
+  }
+
+  @AfterAll
+  void stop() {
+    if (vk != null) {
+      vk.close();
+    }
+    try {
+      core.deleteNode(nodeName).execute();
+    } catch (ApiException | RuntimeException e) {
+      // best effort
+    }
+    if (sandboxd != null) {
+      sandboxd.close();
+    }
+  }
+
+  @Test
+  void theNodeIsReadyLabelledAndTaintedAndItsLeaseIsRenewed() throws Exception {
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .until(
+            () ->
+                core.readNode(nodeName).execute().getStatus().getConditions().stream()
+                    .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")));
+    V1Node node = core.readNode(nodeName).execute();
+    assertThat(node.getMetadata().getLabels())
+        .containsEntry("type", "virtual-kubelet")
+        .containsEntry("sandbox.cocoonstack.io/runtime", "sandboxd");
+    assertThat(node.getSpec().getTaints())
+        .anyMatch(
+            t ->
+                t.getKey().equals("virtual-kubelet.io/provider")
+                    && "sandboxd".equals(t.getValue())
+                    && t.getEffect().equals("NoSchedule"));
+    assertThat(node.getStatus().getAddresses())
+        .anyMatch(a -> a.getType().equals("InternalIP") && a.getAddress().equals("127.0.0.1"));
+    assertThat(node.getStatus().getDaemonEndpoints().getKubeletEndpoint().getPort())
+        .isEqualTo(config.listenPort());
+    assertThat(node.getStatus().getCapacity()).containsKeys("cpu", "memory", "pods");
+    assertThat(node.getStatus().getAllocatable()).isEqualTo(node.getStatus().getCapacity());
+    var lease =
+        new CoordinationV1Api(client).readNamespacedLease(nodeName, "kube-node-lease").execute();
+    assertThat(lease.getSpec().getHolderIdentity()).isEqualTo(nodeName);
+    assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(40);
+    var first = lease.getSpec().getRenewTime();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                new CoordinationV1Api(client)
+                    .readNamespacedLease(nodeName, "kube-node-lease")
+                    .execute()
+                    .getSpec()
+                    .getRenewTime()
+                    .isAfter(first));
+  }
+
+  @Test
+  void aContractPodRunsWithThePodIpOfSandboxdAndDeletingItReleasesTheSandbox(TestNamespace ns)
+      throws Exception {
+    V1Pod pod = core.createNamespacedPod(ns.name(), pod("bare", null)).execute();
+    V1Pod running = awaitRunning(ns.name(), "bare");
+    assertThat(running.getStatus().getPodIP()).isEqualTo("127.0.0.1");
+    assertThat(running.getSpec().getNodeName()).isEqualTo(nodeName);
+    String id = running.getMetadata().getAnnotations().get("sandbox.cocoonstack.io/claim-id");
+    assertThat(id).startsWith("sb_");
+    assertThat(sandboxdClient.list(ns.name() + "/bare"))
+        .extracting(SandboxRow::id)
+        .containsExactly(id);
+
+    // The NodeInventory names the sandbox by its claim reference.
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              @SuppressWarnings("unchecked")
+              Map<String, Object> inventory =
+                  (Map<String, Object>)
+                      new CustomObjectsApi(client)
+                          .getClusterCustomObject(
+                              "sandbox.cocoonstack.io", "v1beta1", "nodeinventories", nodeName)
+                          .execute();
+              assertThat(inventory.get("node")).isEqualTo(nodeName);
+              assertThat(inventory.get("address")).isEqualTo("127.0.0.1:" + sandboxd.port());
+              assertThat(String.valueOf(inventory.get("entries")))
+                  .contains("name=" + ns.name() + "/bare")
+                  .contains("id=" + id);
+            });
+
+    // kubectl logs goes through the API server to the kubelet API (client certificate auth).
+    String log = core.readNamespacedPodLog("bare", ns.name()).execute();
+    assertThat(log).isNullOrEmpty();
+
+    core.deleteNamespacedPod("bare", ns.name()).execute();
+    await().atMost(WAIT).until(() -> absent(ns.name(), "bare", pod.getMetadata().getUid()));
+    await().atMost(WAIT).until(() -> sandboxdClient.list(ns.name() + "/bare").isEmpty());
+  }
+
+  @Test
+  void anAliveOwnerPreservesTheClaimForAReplacementAndItsDeletionReleasesIt(TestNamespace ns)
+      throws Exception {
+    V1ConfigMap owner =
+        core.createNamespacedConfigMap(
+                ns.name(), new V1ConfigMap().metadata(new V1ObjectMeta().name("owner")))
+            .execute();
+    V1OwnerReference ref =
+        new V1OwnerReference()
+            .apiVersion("v1")
+            .kind("ConfigMap")
+            .name("owner")
+            .uid(owner.getMetadata().getUid())
+            .controller(true);
+    V1Pod first = core.createNamespacedPod(ns.name(), pod("owned", ref)).execute();
+    String id =
+        awaitRunning(ns.name(), "owned")
+            .getMetadata()
+            .getAnnotations()
+            .get("sandbox.cocoonstack.io/claim-id");
+    core.deleteNamespacedPod("owned", ns.name()).execute();
+    await().atMost(WAIT).until(() -> absent(ns.name(), "owned", first.getMetadata().getUid()));
+    assertThat(sandboxdClient.list(ns.name() + "/owned"))
+        .extracting(SandboxRow::id)
+        .containsExactly(id);
+
+    core.createNamespacedPod(ns.name(), pod("owned", ref)).execute();
+    V1Pod replacement = awaitRunning(ns.name(), "owned");
+    assertThat(replacement.getMetadata().getAnnotations())
+        .containsEntry("sandbox.cocoonstack.io/claim-id", id);
+    assertThat(sandboxdClient.list(ns.name() + "/owned")).hasSize(1);
+
+    // Deleting the owner: the garbage collector deletes the Pod, whose owner is then gone.
+    core.deleteNamespacedConfigMap("owner", ns.name()).execute();
+    await().atMost(WAIT).until(() -> sandboxdClient.list(ns.name() + "/owned").isEmpty());
+  }
+
+  @Test
+  void aRestartKeepsTheClaimsAndThePodsRunningWithoutClaimingTwice(TestNamespace ns)
+      throws Exception {
+    core.createNamespacedPod(ns.name(), pod("kept", null)).execute();
+    String id =
+        awaitRunning(ns.name(), "kept")
+            .getMetadata()
+            .getAnnotations()
+            .get("sandbox.cocoonstack.io/claim-id");
+    vk.close();
+    assertThat(Files.readString(config.statePath())).contains(ns.name() + "/kept", id);
+    vk = VkSandbox.start(config, kubeconfig);
+    // A new Pod is served, and the old one stays Running on the same claim.
+    core.createNamespacedPod(ns.name(), pod("after", null)).execute();
+    awaitRunning(ns.name(), "after");
+    V1Pod kept = core.readNamespacedPod("kept", ns.name()).execute();
+    assertThat(kept.getStatus().getPhase()).isEqualTo("Running");
+    assertThat(sandboxdClient.list(ns.name() + "/kept"))
+        .extracting(SandboxRow::id)
+        .containsExactly(id);
+  }
+
+  @Test
+  void aPodWithoutWarmCapacityStaysPendingWithTheReason(TestNamespace ns) throws Exception {
+    V1Pod pod = pod("nowhere", null);
+    pod.getMetadata().putAnnotationsItem("sandbox.cocoonstack.io/template", "no-such-template");
+    core.createNamespacedPod(ns.name(), pod).execute();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              V1Pod p = core.readNamespacedPod("nowhere", ns.name()).execute();
+              assertThat(p.getStatus().getPhase()).isEqualTo("Pending");
+              assertThat(p.getStatus().getReason()).isEqualTo("ProviderFailed");
+              assertThat(p.getStatus().getMessage()).contains("sandboxd");
+            });
+  }
+
+  // ---- helpers ----
+
+  V1Pod pod(String name, V1OwnerReference owner) {
+    V1ObjectMeta meta =
+        new V1ObjectMeta()
+            .name(name)
+            .annotations(
+                new java.util.HashMap<>(
+                    Map.of(
+                        "sandbox.cocoonstack.io/runtime", "sandboxd",
+                        "sandbox.cocoonstack.io/template", "host")));
+    if (owner != null) {
+      meta.ownerReferences(List.of(owner));
+    }
+    return new V1Pod()
+        .metadata(meta)
+        .spec(
+            new V1PodSpec()
+                .nodeSelector(Map.of("sandbox.cocoonstack.io/runtime", "sandboxd"))
+                .tolerations(
+                    List.of(
+                        new V1Toleration()
+                            .key("virtual-kubelet.io/provider")
+                            .operator("Exists")
+                            .effect("NoSchedule")))
+                // This test's node only, so that other vk nodes in the cluster do not take it.
+                .affinity(
+                    new io.kubernetes.client.openapi.models.V1Affinity()
+                        .nodeAffinity(
+                            new io.kubernetes.client.openapi.models.V1NodeAffinity()
+                                .requiredDuringSchedulingIgnoredDuringExecution(
+                                    new io.kubernetes.client.openapi.models.V1NodeSelector()
+                                        .addNodeSelectorTermsItem(
+                                            new io.kubernetes.client.openapi.models
+                                                    .V1NodeSelectorTerm()
+                                                .addMatchFieldsItem(
+                                                    new io.kubernetes.client.openapi.models
+                                                            .V1NodeSelectorRequirement()
+                                                        .key("metadata.name")
+                                                        .operator("In")
+                                                        .values(List.of(nodeName)))))))
+                .containers(List.of(new V1Container().name("agent").image("host")))
+                // client-java's model starts with an empty overhead map, which admission rejects.
+                .overhead(null));
+  }
+
+  V1Pod awaitRunning(String ns, String name) {
+    V1Pod[] holder = new V1Pod[1];
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .until(
+            () -> {
+              holder[0] = core.readNamespacedPod(name, ns).execute();
+              return "Running".equals(holder[0].getStatus().getPhase())
+                  && holder[0].getMetadata().getAnnotations() != null
+                  && holder[0]
+                      .getMetadata()
+                      .getAnnotations()
+                      .containsKey("sandbox.cocoonstack.io/claim-id");
+            });
+    return holder[0];
+  }
+
+  boolean absent(String ns, String name, String uid) {
+    try {
+      V1Pod p = core.readNamespacedPod(name, ns).execute();
+      return !p.getMetadata().getUid().equals(uid);
+    } catch (ApiException e) {
+      return e.getCode() == 404;
+    }
+  }
+
+  static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  static Path manifests() {
+    Path p = Path.of("manifests");
+    return Files.isDirectory(p) ? p : Path.of("modules/vk/manifests");
+  }
+
+  /** A kubeconfig with the test client's server, CA and bearer token. */
+  static Path writeKubeconfig(ApiClient client, Path file) throws Exception {
+    String token = ((ApiKeyAuth) client.getAuthentication("BearerToken")).getApiKey();
+    InputStream ca = client.getSslCaCert();
+    ca.reset();
+    String caData = Base64.getEncoder().encodeToString(ca.readAllBytes());
+    Files.writeString(
+        file,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: e2e
+          cluster:
+            server: %s
+            certificate-authority-data: %s
+        users:
+        - name: e2e
+          user:
+            token: %s
+        contexts:
+        - name: e2e
+          context: {cluster: e2e, user: e2e}
+        current-context: e2e
+        """
+            .formatted(client.getBasePath(), caData, token));
+    return file;
+  }
+
+  static Sandboxd startSandboxd(Path temp) throws Exception {
+    Path data = temp.resolve("sandboxd");
+    SandboxdConfig config =
+        new SandboxdConfig(
+            "127.0.0.1",
+            0,
+            "",
+            data,
+            ROOT,
+            Optional.empty(),
+            List.of(),
+            0,
+            2,
+            false,
+            List.of(new SandboxdConfig.Pool("host", "none", "small", 2, 0)),
+            "process",
+            Map.of(),
+            SandboxdConfig.Registry.defaults(),
+            "static",
+            "");
+    Files.createDirectories(data.resolve("runtime"));
+    var runtime =
+        new ProcessRuntimeProvider()
+            .create(
+                PluginConfig.empty(),
+                new RuntimeContext(data.resolve("runtime"), System.getLogger("runtime")));
+    var autoscaler =
+        new StaticAutoscalerProvider()
+            .create(
+                PluginConfig.empty(),
+                new AutoscalerContext(InstantSource.system(), System.getLogger("autoscaler")));
+    return Sandboxd.start(
+        config, new PluginSet(runtime, List.of(new HostRegistry()), autoscaler, Optional.empty()));
+  }
+
+  /** Serves the {@code host} template as the host's own filesystem (read-only). */
+  static final class HostRegistry implements ImageRegistry {
+    @Override
+    public boolean serves(String reference) {
+      return reference.equals("host");
+    }
+
+    @Override
+    public ImageReference resolve(String reference) {
+      return new ImageReference(reference, "local", reference, "latest", "");
+    }
+
+    @Override
+    public ImageManifest manifest(ImageReference reference) {
+      throw new UnsupportedOperationException("no manifests for host");
+    }
+
+    @Override
+    public RootFilesystem materialize(ImageReference reference, Consumer<String> progress) {
+      return RootFilesystem.of(reference, "host", Path.of("/"), Map.of(), Map.of(), "/");
+    }
+
+    @Override
+    public boolean isWarm(ImageReference reference) {
+      return true;
+    }
+
+    @Override
+    public void evict(ImageReference reference) {}
+
+    @Override
+    public void close() {}
+  }
+}
