@@ -38,6 +38,7 @@ class SandboxdBwrapIT {
 
   @AfterEach
   void stop() {
+    Api.releaseAll(api, root);
     daemon.close();
   }
 

@@ -27,7 +27,7 @@ final class TestingPlugins {
   }
 
   /** Serves {@code host} and any {@code test/...} name as an empty directory. */
-  static final class TemplateRegistry implements ImageRegistry {
+  static class TemplateRegistry implements ImageRegistry {
     private final Path root;
 
     TemplateRegistry(Path root) {

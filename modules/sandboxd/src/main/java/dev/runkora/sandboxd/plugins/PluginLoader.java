@@ -63,10 +63,13 @@ public final class PluginLoader {
             .thenComparing(PluginProvider::name));
     for (RegistryProvider provider : registryProviders) {
       registries.add(
-          provider.create(
-              PluginConfig.empty(),
-              new RegistryContext(
-                  dir(data, "registry", provider.name()), settings, logger("registry"))));
+          create(
+              provider.name(),
+              () ->
+                  provider.create(
+                      PluginConfig.empty(),
+                      new RegistryContext(
+                          dir(data, "registry", provider.name()), settings, logger("registry")))));
     }
     var autoscalerProvider = host().select(ExtensionPoint.AUTOSCALER, config.autoscaler());
     var autoscaler =
@@ -125,6 +128,20 @@ public final class PluginLoader {
       }
     }
     return loaded;
+  }
+
+  /**
+   * Creates a plugin, turning a broken plugin jar (a missing class) into a clear start-up error.
+   */
+  private static <T> T create(String name, java.util.function.Supplier<T> creation) {
+    try {
+      return creation.get();
+    } catch (LinkageError e) {
+      throw new KoraException(
+          dev.runkora.spi.core.ErrorKind.UNAVAILABLE,
+          "plugin '%s' cannot be created: %s".formatted(name, e),
+          e);
+    }
   }
 
   private static Path dir(Path data, String point, String name) {
