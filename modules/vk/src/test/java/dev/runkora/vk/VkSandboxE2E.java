@@ -65,6 +65,7 @@ class VkSandboxE2E {
 
   Path temp;
   Sandboxd sandboxd;
+  int sandboxdPort;
   SandboxdClient sandboxdClient;
   Path kubeconfig;
   String nodeName;
@@ -78,25 +79,14 @@ class VkSandboxE2E {
     this.client = client;
     this.core = new CoreV1Api(client);
     temp = Files.createTempDirectory("vk-e2e-");
-    sandboxd = startSandboxd(temp);
+    sandboxdPort = freePort();
+    sandboxd = startSandboxd(temp, sandboxdPort);
     sandboxdClient =
         SandboxdClient.builder("http://127.0.0.1:" + sandboxd.port()).token(ROOT).build();
     Path token = temp.resolve("sandboxd-token");
     Files.writeString(token, ROOT);
     kubeconfig = writeKubeconfig(client, temp.resolve("kubeconfig"));
-    for (String crd :
-        List.of(
-            "nodeinventories.sandbox.cocoonstack.io.yaml",
-            "nodeinventories.extensions.agents.x-k8s.io.yaml")) {
-      var object = Dynamics.newFromYaml(Files.readString(manifests().resolve(crd)));
-      var created =
-          new DynamicKubernetesApi(
-                  "apiextensions.k8s.io", "v1", "customresourcedefinitions", client)
-              .create(object);
-      if (!created.isSuccess() && created.getHttpStatusCode() != 409) {
-        throw new IllegalStateException(crd + ": " + created.getStatus());
-      }
-    }
+    installCrds(client);
     nodeName = "vk-e2e-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     config =
         VkConfig.parse(
@@ -260,15 +250,44 @@ class VkSandboxE2E {
             .get("sandbox.cocoonstack.io/claim-id");
     vk.close();
     assertThat(Files.readString(config.statePath())).contains(ns.name() + "/kept", id);
+
+    // Restarted while sandboxd is down: the claim stays (quarantined), the Pod stays Running.
+    sandboxd.close();
     vk = VkSandbox.start(config, kubeconfig);
-    // A new Pod is served, and the old one stays Running on the same claim.
+    Thread.sleep(3000);
+    assertThat(Files.readString(config.statePath())).contains(ns.name() + "/kept", id);
+    assertThat(core.readNamespacedPod("kept", ns.name()).execute().getStatus().getPhase())
+        .isEqualTo("Running");
+
+    // sandboxd back: the claim is verified, new Pods are served, nothing is claimed twice.
+    sandboxd = startSandboxd(temp, sandboxdPort);
     core.createNamespacedPod(ns.name(), pod("after", null)).execute();
     awaitRunning(ns.name(), "after");
     V1Pod kept = core.readNamespacedPod("kept", ns.name()).execute();
     assertThat(kept.getStatus().getPhase()).isEqualTo("Running");
+    assertThat(kept.getMetadata().getAnnotations())
+        .containsEntry("sandbox.cocoonstack.io/claim-id", id);
     assertThat(sandboxdClient.list(ns.name() + "/kept"))
         .extracting(SandboxRow::id)
         .containsExactly(id);
+    core.deleteNamespacedPod("kept", ns.name()).execute();
+    await().atMost(WAIT).until(() -> sandboxdClient.list(ns.name() + "/kept").isEmpty());
+  }
+
+  @Test
+  void aLeaseThatEndsTurnsThePodFailedWithSandboxLeaseExpired(TestNamespace ns) throws Exception {
+    V1Pod pod = pod("short", null);
+    pod.getMetadata().putAnnotationsItem("sandbox.cocoonstack.io/ttl-seconds", "2");
+    core.createNamespacedPod(ns.name(), pod).execute();
+    awaitRunning(ns.name(), "short");
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              V1Pod p = core.readNamespacedPod("short", ns.name()).execute();
+              assertThat(p.getStatus().getPhase()).isEqualTo("Failed");
+              assertThat(p.getStatus().getReason()).isEqualTo("SandboxLeaseExpired");
+            });
   }
 
   @Test
@@ -290,6 +309,10 @@ class VkSandboxE2E {
   // ---- helpers ----
 
   V1Pod pod(String name, V1OwnerReference owner) {
+    return pod(name, owner, nodeName);
+  }
+
+  static V1Pod pod(String name, V1OwnerReference owner, String nodeName) {
     V1ObjectMeta meta =
         new V1ObjectMeta()
             .name(name)
@@ -334,6 +357,10 @@ class VkSandboxE2E {
   }
 
   V1Pod awaitRunning(String ns, String name) {
+    return awaitRunning(core, ns, name);
+  }
+
+  static V1Pod awaitRunning(CoreV1Api core, String ns, String name) {
     V1Pod[] holder = new V1Pod[1];
     await()
         .atMost(WAIT)
@@ -360,6 +387,23 @@ class VkSandboxE2E {
     }
   }
 
+  /** Creates the shipped NodeInventory CRDs (both groups); existing ones are kept. */
+  static void installCrds(ApiClient client) throws Exception {
+    for (String crd :
+        List.of(
+            "nodeinventories.sandbox.cocoonstack.io.yaml",
+            "nodeinventories.extensions.agents.x-k8s.io.yaml")) {
+      var object = Dynamics.newFromYaml(Files.readString(manifests().resolve(crd)));
+      var created =
+          new DynamicKubernetesApi(
+                  "apiextensions.k8s.io", "v1", "customresourcedefinitions", client)
+              .create(object);
+      if (!created.isSuccess() && created.getHttpStatusCode() != 409) {
+        throw new IllegalStateException(crd + ": " + created.getStatus());
+      }
+    }
+  }
+
   static int freePort() throws Exception {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
@@ -373,7 +417,12 @@ class VkSandboxE2E {
 
   /** A kubeconfig with the test client's server, CA and bearer token. */
   static Path writeKubeconfig(ApiClient client, Path file) throws Exception {
-    String token = ((ApiKeyAuth) client.getAuthentication("BearerToken")).getApiKey();
+    return writeKubeconfig(
+        client, ((ApiKeyAuth) client.getAuthentication("BearerToken")).getApiKey(), file);
+  }
+
+  /** A kubeconfig with the test client's server and CA and the given bearer token. */
+  static Path writeKubeconfig(ApiClient client, String token, Path file) throws Exception {
     InputStream ca = client.getSslCaCert();
     ca.reset();
     String caData = Base64.getEncoder().encodeToString(ca.readAllBytes());
@@ -400,12 +449,12 @@ class VkSandboxE2E {
     return file;
   }
 
-  static Sandboxd startSandboxd(Path temp) throws Exception {
+  static Sandboxd startSandboxd(Path temp, int port) throws Exception {
     Path data = temp.resolve("sandboxd");
     SandboxdConfig config =
         new SandboxdConfig(
             "127.0.0.1",
-            0,
+            port,
             "",
             data,
             ROOT,
