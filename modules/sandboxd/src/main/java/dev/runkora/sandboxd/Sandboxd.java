@@ -141,6 +141,8 @@ public final class Sandboxd implements AutoCloseable {
               .host(config.listenHost())
               .port(config.listenPort())
               .shutdownGracePeriod(Duration.ofSeconds(5))
+              // Small JSON answers must not wait for Nagle's algorithm and delayed ACKs.
+              .connectionOptions(socket -> socket.tcpNoDelay(true))
               .routing(routing -> ApiRoutes.register(routing, node))
               .build()
               .start();

@@ -1,11 +1,14 @@
 package dev.runkora.common.json;
 
-import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonBuilderFactory;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonStructure;
 import jakarta.json.JsonValue;
 import jakarta.json.JsonWriterFactory;
+import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonGenerator;
 import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParserFactory;
@@ -18,12 +21,29 @@ import java.util.Map;
 /** Parses and prints JSON with one shared provider; every failure is a {@link JsonFormatError}. */
 public final class JsonText {
 
-  private static final JsonParserFactory PARSERS = Json.createParserFactory(Map.of());
-  private static final JsonWriterFactory COMPACT = Json.createWriterFactory(Map.of());
+  /**
+   * One provider for the process: {@code Json.createObjectBuilder()} and friends look the provider
+   * up through {@link java.util.ServiceLoader} on every call, which costs more than the JSON.
+   */
+  private static final JsonProvider PROVIDER = JsonProvider.provider();
+
+  private static final JsonBuilderFactory BUILDERS = PROVIDER.createBuilderFactory(Map.of());
+  private static final JsonParserFactory PARSERS = PROVIDER.createParserFactory(Map.of());
+  private static final JsonWriterFactory COMPACT = PROVIDER.createWriterFactory(Map.of());
   private static final JsonWriterFactory PRETTY =
-      Json.createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING, true));
+      PROVIDER.createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING, true));
 
   private JsonText() {}
+
+  /** Returns a new object builder from the shared provider (cheap, unlike {@code Json.*}). */
+  public static JsonObjectBuilder object() {
+    return BUILDERS.createObjectBuilder();
+  }
+
+  /** Returns a new array builder from the shared provider. */
+  public static JsonArrayBuilder array() {
+    return BUILDERS.createArrayBuilder();
+  }
 
   /** Parses UTF-8 bytes that must hold one JSON object and nothing after it. */
   public static JsonObject parseObject(byte[] utf8) {

@@ -6,7 +6,6 @@ import dev.runkora.common.json.JsonFormatError;
 import dev.runkora.common.json.JsonText;
 import dev.runkora.common.json.Rfc3339;
 import dev.runkora.spi.core.KoraException;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -160,7 +159,7 @@ public final class ClaimStore {
     if (failure != null) {
       throw failure;
     }
-    var root = Json.createObjectBuilder();
+    var root = JsonText.object();
     image.forEach((id, claim) -> root.add(id, toJson(claim)));
     PrivateFiles.replace(file, JsonText.compact(root.build()), sync);
   }
@@ -171,18 +170,18 @@ public final class ClaimStore {
   }
 
   static JsonObject toJson(Claim claim) {
-    var env = Json.createObjectBuilder();
+    var env = JsonText.object();
     claim.env().forEach(env::add);
-    var mounts = Json.createArrayBuilder();
+    var mounts = JsonText.array();
     for (ClaimMount m : claim.mounts()) {
       mounts.add(
-          Json.createObjectBuilder()
+          JsonText.object()
               .add("host_path", m.hostPath())
               .add("path", m.path())
               .add("read_only", m.readOnly())
               .add("workspace", m.workspace()));
     }
-    return Json.createObjectBuilder()
+    return JsonText.object()
         .add("id", claim.id())
         .add("vm_name", claim.vmName())
         .add("key", claim.key().toJson())

@@ -1,7 +1,7 @@
 package dev.runkora.sandboxd.engine;
 
+import dev.runkora.common.json.JsonText;
 import dev.runkora.spi.runtime.NetworkMode;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -71,10 +71,6 @@ public record PoolKey(String template, String net, String size) {
 
   /** Returns {@code {"template", "net", "size"}}. */
   public JsonObject toJson() {
-    return Json.createObjectBuilder()
-        .add("template", template)
-        .add("net", net)
-        .add("size", size)
-        .build();
+    return JsonText.object().add("template", template).add("net", net).add("size", size).build();
   }
 }

@@ -6,7 +6,6 @@ import dev.runkora.common.json.JsonFormatError;
 import dev.runkora.common.json.JsonText;
 import dev.runkora.sandboxd.SandboxdConfig;
 import dev.runkora.spi.core.KoraException;
-import jakarta.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,10 +85,10 @@ public final class PoolsFile {
 
   /** Replaces the file with these pools. */
   public void save(List<SandboxdConfig.Pool> pools) throws IOException {
-    var array = Json.createArrayBuilder();
+    var array = JsonText.array();
     for (var p : pools) {
       array.add(
-          Json.createObjectBuilder()
+          JsonText.object()
               .add("template", p.template())
               .add("net", p.net())
               .add("size", p.size())
@@ -97,6 +96,6 @@ public final class PoolsFile {
               .add("warm_max", p.warmMax()));
     }
     PrivateFiles.replace(
-        file, JsonText.pretty(Json.createObjectBuilder().add("pools", array).build()), true);
+        file, JsonText.pretty(JsonText.object().add("pools", array).build()), true);
   }
 }

@@ -1,6 +1,7 @@
 package dev.runkora.sandboxd.http;
 
 import dev.runkora.common.json.JsonFields;
+import dev.runkora.common.json.JsonText;
 import dev.runkora.common.json.Rfc3339;
 import dev.runkora.sandboxd.engine.ApiException;
 import dev.runkora.sandboxd.engine.Claim;
@@ -13,7 +14,6 @@ import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
-import jakarta.json.Json;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -53,7 +53,7 @@ final class ClaimHandlers {
     var claimRequest = parseClaim(body);
     Claim claim = node.claims().claim(claimRequest, caller.tenant(), caller.root());
     var answer =
-        Json.createObjectBuilder()
+        JsonText.object()
             .add("id", claim.id())
             .add("token", claim.token())
             .add("deadline", Rfc3339.format(claim.deadline()));
@@ -130,7 +130,7 @@ final class ClaimHandlers {
     String ref = request.query().first("claim_ref").orElse("");
     List<Claim> rows = new ArrayList<>(node.store().all());
     rows.sort(Comparator.comparing(Claim::claimedAt).thenComparing(Claim::id));
-    var array = Json.createArrayBuilder();
+    var array = JsonText.array();
     for (Claim claim : rows) {
       if (!caller.root() && !claim.tenant().equals(caller.tenant())) {
         continue;
@@ -140,7 +140,7 @@ final class ClaimHandlers {
       }
       array.add(InfoJson.row(claim, false));
     }
-    Http.json(response, 200, Json.createObjectBuilder().add("sandboxes", array).build());
+    Http.json(response, 200, JsonText.object().add("sandboxes", array).build());
   }
 
   private void get(ServerRequest request, ServerResponse response) {
@@ -164,7 +164,7 @@ final class ClaimHandlers {
     Http.json(
         response,
         200,
-        Json.createObjectBuilder().add("deadline", Rfc3339.format(renewed.deadline())).build());
+        JsonText.object().add("deadline", Rfc3339.format(renewed.deadline())).build());
   }
 
   private void stats(ServerRequest request, ServerResponse response) {
@@ -183,7 +183,7 @@ final class ClaimHandlers {
     Http.json(
         response,
         200,
-        Json.createObjectBuilder()
+        JsonText.object()
             .add("id", claim.id())
             .add("cpu_count", tier.cpus())
             .add("mem_total_bytes", tier.memoryBytes())
@@ -200,7 +200,7 @@ final class ClaimHandlers {
     if (addr.isEmpty()) {
       throw new ApiException(404, "not owned here");
     }
-    Http.json(response, 200, Json.createObjectBuilder().add("owner_addr", addr.get()).build());
+    Http.json(response, 200, JsonText.object().add("owner_addr", addr.get()).build());
   }
 
   static String id(ServerRequest request) {

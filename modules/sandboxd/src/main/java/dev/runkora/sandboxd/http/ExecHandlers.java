@@ -13,7 +13,6 @@ import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
-import jakarta.json.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -74,7 +73,7 @@ final class ExecHandlers {
     Http.json(
         response,
         200,
-        Json.createObjectBuilder()
+        JsonText.object()
             .add("exit_code", result.exitCode())
             .add("stdout", new String(result.stdout(), StandardCharsets.UTF_8))
             .add("stderr", new String(result.stderr(), StandardCharsets.UTF_8))
@@ -137,7 +136,7 @@ final class ExecHandlers {
       out.join();
       err.join();
       stdin.join(Duration.ofSeconds(1));
-      var last = Json.createObjectBuilder().add("exit_code", exit.getAsInt());
+      var last = JsonText.object().add("exit_code", exit.getAsInt());
       if (process.timedOut()) {
         last.add("timed_out", true);
       }
@@ -164,7 +163,7 @@ final class ExecHandlers {
         while ((n = in.read(buffer)) > 0) {
           byte[] chunk = java.util.Arrays.copyOf(buffer, n);
           write(
-              Json.createObjectBuilder()
+              JsonText.object()
                   .add("stream", stream)
                   .add("data", Base64.getEncoder().encodeToString(chunk))
                   .build());

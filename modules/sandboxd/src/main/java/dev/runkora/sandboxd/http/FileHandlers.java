@@ -1,5 +1,6 @@
 package dev.runkora.sandboxd.http;
 
+import dev.runkora.common.json.JsonText;
 import dev.runkora.sandboxd.engine.ApiException;
 import dev.runkora.sandboxd.engine.BufferedExec;
 import dev.runkora.spi.runtime.ExecProcess;
@@ -9,7 +10,6 @@ import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
-import jakarta.json.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -113,21 +113,18 @@ final class FileHandlers {
       }
       byte[] listing = out.readNBytes((int) BufferedExec.OUTPUT_CAP);
       process.waitFor(Duration.ofSeconds(30));
-      var entries = Json.createArrayBuilder();
+      var entries = JsonText.array();
       for (String line : new String(listing, StandardCharsets.UTF_8).split("\n")) {
         String[] parts = line.split(" ", 3);
         if (parts.length == 3) {
           entries.add(
-              Json.createObjectBuilder()
+              JsonText.object()
                   .add("name", parts[2])
                   .add("type", parts[0])
                   .add("size", parseSize(parts[1])));
         }
       }
-      Http.json(
-          response,
-          200,
-          Json.createObjectBuilder().add("path", path).add("entries", entries).build());
+      Http.json(response, 200, JsonText.object().add("path", path).add("entries", entries).build());
     }
   }
 

@@ -8,7 +8,6 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonStructure;
 import java.io.IOException;
@@ -66,10 +65,10 @@ final class Http {
 
   /** Sends {@code {"error": message}}. */
   static void error(ServerResponse response, int status, String message) {
-    json(response, status, Json.createObjectBuilder().add("error", message).build());
+    json(response, status, JsonText.object().add("error", message).build());
   }
 
   private static final class JsonValueHolder {
-    static final JsonObject EMPTY = Json.createObjectBuilder().build();
+    static final JsonObject EMPTY = JsonText.object().build();
   }
 }

@@ -1,9 +1,9 @@
 package dev.runkora.sandboxd.http;
 
+import dev.runkora.common.json.JsonText;
 import dev.runkora.common.json.Rfc3339;
 import dev.runkora.sandboxd.engine.Claim;
 import dev.runkora.sandboxd.engine.PoolManager;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.util.List;
 
@@ -13,12 +13,12 @@ final class InfoJson {
   private InfoJson() {}
 
   static JsonObject info(Node node) {
-    var pools = Json.createArrayBuilder();
+    var pools = JsonText.array();
     String atCapacity = "";
     List<PoolManager.PoolView> views = node.pools().view();
     for (var view : views) {
       pools.add(
-          Json.createObjectBuilder()
+          JsonText.object()
               .add("key", view.key().toJson())
               .add("warm", view.warm())
               .add("refilling", view.refilling())
@@ -29,7 +29,7 @@ final class InfoJson {
       }
     }
     var info =
-        Json.createObjectBuilder()
+        JsonText.object()
             .add("pools", pools)
             .add("claimed", node.store().size())
             .add("hibernated", 0)
@@ -45,7 +45,7 @@ final class InfoJson {
 
   static JsonObject row(Claim claim, boolean withToken) {
     var row =
-        Json.createObjectBuilder()
+        JsonText.object()
             .add("id", claim.id())
             .add("key", claim.key().toJson())
             .add("deadline", Rfc3339.format(claim.deadline()))
