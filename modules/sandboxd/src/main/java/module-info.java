@@ -16,6 +16,7 @@ module dev.runkora.sandboxd {
   requires transitive dev.runkora.spi.storage;
   requires transitive dev.runkora.spi.autoscaler;
   requires io.helidon.webserver;
+  requires java.logging;
 
   exports dev.runkora.sandboxd;
 

@@ -288,6 +288,7 @@ public final class Sandboxd implements AutoCloseable {
         default -> usage("unknown argument " + args[i]);
       }
     }
+    logLevel(System.getenv().getOrDefault("SANDBOXD_LOG_LEVEL", "info"));
     Sandboxd daemon;
     try {
       daemon = start(SandboxdConfig.load(configFile));
@@ -298,6 +299,24 @@ public final class Sandboxd implements AutoCloseable {
     }
     Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(daemon::close));
     Thread.currentThread().join();
+  }
+
+  /**
+   * Applies {@code SANDBOXD_LOG_LEVEL} ({@code debug}, {@code info}, {@code warn}, {@code error}).
+   */
+  private static void logLevel(String name) {
+    var level =
+        switch (name.toLowerCase(java.util.Locale.ROOT)) {
+          case "debug" -> java.util.logging.Level.FINE;
+          case "warn", "warning" -> java.util.logging.Level.WARNING;
+          case "error" -> java.util.logging.Level.SEVERE;
+          default -> java.util.logging.Level.INFO;
+        };
+    var root = java.util.logging.Logger.getLogger("");
+    root.setLevel(level);
+    for (var handler : root.getHandlers()) {
+      handler.setLevel(level);
+    }
   }
 
   private static void usage(String problem) {

@@ -56,6 +56,7 @@ public final class ClaimStore {
    */
   public static ClaimStore load(Path dataDir, boolean sync) {
     var store = new ClaimStore(dataDir.resolve(FILE), sync);
+    removeStaleTemporaries(dataDir);
     if (!Files.exists(store.file)) {
       return store;
     }
@@ -82,6 +83,17 @@ public final class ClaimStore {
           store.file, e.getMessage());
     }
     return store;
+  }
+
+  /** Removes temporary files a crash left between writing and renaming. */
+  private static void removeStaleTemporaries(Path dataDir) {
+    try (var entries = Files.newDirectoryStream(dataDir, FILE + ".tmp-*")) {
+      for (Path stale : entries) {
+        Files.deleteIfExists(stale);
+      }
+    } catch (IOException e) {
+      // Leftovers are harmless; the next write uses a fresh name.
+    }
   }
 
   /** Returns the file's path. */
