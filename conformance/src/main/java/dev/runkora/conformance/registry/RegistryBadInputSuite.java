@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.runkora.spi.core.ErrorKind;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,6 +50,11 @@ public abstract class RegistryBadInputSuite extends RegistrySuite {
   @Test
   public void aZstdLayerIsRefusedAsUnsupportedBeforeAnythingIsFetched() throws Exception {
     assertRefused("zstd", ErrorKind.UNSUPPORTED);
+    try (var walk = java.nio.file.Files.walk(cacheDirectory)) {
+      assertThat(walk.filter(java.nio.file.Files::isRegularFile))
+          .as("files in the cache after a refused zstd image")
+          .isEmpty();
+    }
   }
 
   private void assertRefused(String tag, ErrorKind kind) throws IOException {
@@ -63,10 +66,14 @@ public abstract class RegistryBadInputSuite extends RegistrySuite {
 
     assertThat(registry.isWarm(reference)).isFalse();
     assertNothingHalfWrittenInCache();
-    try (Stream<java.nio.file.Path> walk = Files.walk(cacheDirectory.getParent(), 3)) {
-      assertThat(walk.filter(path -> path.getFileName().toString().equals("escaped")))
-          .as("files written outside the root")
-          .isEmpty();
-    }
+    assertThat(java.nio.file.Path.of("/etc/escaped"))
+        .as("written to the host's /etc")
+        .doesNotExist();
+    assertThat(cacheDirectory.resolveSibling("escaped"))
+        .as("written beside the cache")
+        .doesNotExist();
+    assertThat(cacheDirectory.resolveSibling("outside"))
+        .as("written beside the cache")
+        .doesNotExist();
   }
 }
