@@ -475,29 +475,40 @@ public record SandboxdConfig(
   }
 
   /**
-   * How registries are reached from this node.
+   * How registries are reached from this node, and which registry plugins serve templates.
    *
    * @param mirrors registry host to mirror host
    * @param registryPorts ports besides 443 that registries are read on
    * @param plainHttpHosts registry hosts spoken to over plain HTTP
+   * @param plugins the registry plugins to use, by name; empty = every one found (a plugin found
+   *     but not named that cannot start without settings is left out, with a warning)
+   * @param pluginSettings settings per registry plugin name, such as {@code oci-layout -> path}
    */
   public record Registry(
-      Map<String, String> mirrors, Set<Integer> registryPorts, Set<String> plainHttpHosts) {
+      Map<String, String> mirrors,
+      Set<Integer> registryPorts,
+      Set<String> plainHttpHosts,
+      List<String> plugins,
+      Map<String, Map<String, String>> pluginSettings) {
 
     /** Copies the collections. */
     public Registry {
       mirrors = Map.copyOf(mirrors);
       registryPorts = Set.copyOf(registryPorts);
       plainHttpHosts = Set.copyOf(plainHttpHosts);
+      plugins = List.copyOf(plugins);
+      var copy = new LinkedHashMap<String, Map<String, String>>();
+      pluginSettings.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
+      pluginSettings = Map.copyOf(copy);
     }
 
-    /** Returns settings with no mirrors, no extra ports and no plain-HTTP hosts. */
+    /** Returns settings with no mirrors, no extra ports, no plain-HTTP hosts, every plugin. */
     public static Registry defaults() {
-      return new Registry(Map.of(), Set.of(), Set.of());
+      return new Registry(Map.of(), Set.of(), Set.of(), List.of(), Map.of());
     }
 
     static Registry parse(JsonFields r) {
-      r.requireOnly(Set.of("mirrors", "registry_ports", "plain_http_hosts"));
+      r.requireOnly(Set.of("mirrors", "registry_ports", "plain_http_hosts", "plugins", "settings"));
       var ports = new TreeSet<Integer>();
       for (var value :
           r.object().getOrDefault("registry_ports", JsonValue.EMPTY_JSON_ARRAY).asJsonArray()) {
@@ -506,10 +517,20 @@ public record SandboxdConfig(
         }
         ports.add(n.intValue());
       }
+      var settings = new LinkedHashMap<String, Map<String, String>>();
+      r.objectField("settings")
+          .ifPresent(
+              all -> {
+                for (String name : all.object().keySet()) {
+                  settings.put(name, all.stringMap(name));
+                }
+              });
       return new Registry(
           new LinkedHashMap<>(r.stringMap("mirrors")),
           ports,
-          new TreeSet<>(r.strings("plain_http_hosts")));
+          new TreeSet<>(r.strings("plain_http_hosts")),
+          r.strings("plugins"),
+          settings);
     }
   }
 }

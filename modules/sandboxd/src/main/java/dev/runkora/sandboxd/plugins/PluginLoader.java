@@ -58,18 +58,44 @@ public final class PluginLoader {
             config.registry().plainHttpHosts());
     var registries = new ArrayList<ImageRegistry>();
     var registryProviders = all(ExtensionPoint.REGISTRY);
-    registryProviders.sort(
-        Comparator.comparing((RegistryProvider p) -> REGISTRY_ORDER.getOrDefault(p.name(), 5))
-            .thenComparing(PluginProvider::name));
+    var wanted = config.registry().plugins();
+    if (!wanted.isEmpty()) {
+      registryProviders = new ArrayList<>();
+      for (String name : wanted) {
+        registryProviders.add(host().select(ExtensionPoint.REGISTRY, name));
+      }
+    } else {
+      registryProviders.sort(
+          Comparator.comparing((RegistryProvider p) -> REGISTRY_ORDER.getOrDefault(p.name(), 5))
+              .thenComparing(PluginProvider::name));
+    }
+    var used = new ArrayList<String>();
     for (RegistryProvider provider : registryProviders) {
-      registries.add(
-          create(
-              provider.name(),
-              () ->
-                  provider.create(
-                      PluginConfig.empty(),
-                      new RegistryContext(
-                          dir(data, "registry", provider.name()), settings, logger("registry")))));
+      var pluginConfig =
+          new PluginConfig(
+              config.registry().pluginSettings().getOrDefault(provider.name(), Map.of()));
+      try {
+        registries.add(
+            create(
+                provider.name(),
+                () ->
+                    provider.create(
+                        pluginConfig,
+                        new RegistryContext(
+                            dir(data, "registry", provider.name()),
+                            settings,
+                            logger("registry")))));
+        used.add(provider.name());
+      } catch (KoraException e) {
+        if (!wanted.isEmpty() || e.kind() != dev.runkora.spi.core.ErrorKind.INVALID_ARGUMENT) {
+          throw e;
+        }
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "registry plugin ''{0}'' left out: {1} (configure it under registry.settings)",
+            provider.name(),
+            e.getMessage());
+      }
     }
     var autoscalerProvider = host().select(ExtensionPoint.AUTOSCALER, config.autoscaler());
     var autoscaler =
@@ -103,7 +129,7 @@ public final class PluginLoader {
         "plugins: runtime {0} {1}, registries {2}, autoscaler {3}, storage {4}",
         config.runtime(),
         runtime.capabilities(),
-        registryProviders.stream().map(PluginProvider::name).toList(),
+        used,
         config.autoscaler(),
         storage.isPresent() ? config.storage() : "none");
     return new PluginSet(runtime, registries, autoscaler, storage);
