@@ -20,7 +20,7 @@ class OciLayeredImageIT {
   @TempDir Path cache;
 
   @Test
-  public void anUpperLayersWhiteoutRemovesAFileOfTheSharedLowerLayer() throws Exception {
+  public void anUpperLayersWhiteoutRemovesAFileAndEvictKeepsTheSharedLayer() throws Exception {
     try (var registry =
         new OciRegistryProvider()
             .create(
@@ -41,6 +41,15 @@ class OciLayeredImageIT {
       try (var blobs = Files.list(cache.resolve("blobs/sha256"))) {
         assertThat(blobs.count()).isEqualTo(4);
       }
+
+      // Evicting the upper image keeps what the other cached image still uses.
+      registry.evict(layered.reference());
+      assertThat(registry.isWarm(layered.reference())).isFalse();
+      assertThat(registry.isWarm(latest.reference())).isTrue();
+      try (var blobs = Files.list(cache.resolve("blobs/sha256"))) {
+        assertThat(blobs.count()).isEqualTo(2);
+      }
+      assertThat(latest.directory().resolve("bin/busybox")).isRegularFile();
     }
   }
 }

@@ -42,6 +42,32 @@ class OciRegistryWireTest {
   }
 
   @Test
+  public void concurrentMaterializationsOfOneImageFetchEachBlobOnce() throws Exception {
+    var layout = TestImages.write(layouts.resolve("a"));
+    try (var server = TestRegistryServer.anonymous(layout.directory());
+        var registry = open(RegistrySettings.defaults(), PluginConfig.empty());
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(4)) {
+      var reference = registry.resolve(server.host() + "/kora/test:good");
+      var start = new java.util.concurrent.CountDownLatch(1);
+      var results = new java.util.ArrayList<java.util.concurrent.Future<Path>>();
+      for (int i = 0; i < 4; i++) {
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return registry.materialize(reference, m -> {}).directory();
+                }));
+      }
+      start.countDown();
+      for (var result : results) {
+        assertThat(result.get()).isEqualTo(results.getFirst().get());
+      }
+      // config + two layers, each fetched once however many callers asked
+      assertThat(server.blobRequests()).isEqualTo(3);
+    }
+  }
+
+  @Test
   public void aMirrorIsReadFirstAndTheOriginIsNotAsked() throws Exception {
     var layout = TestImages.write(layouts.resolve("a"));
     var empty = TestImages.write(layouts.resolve("b"));
