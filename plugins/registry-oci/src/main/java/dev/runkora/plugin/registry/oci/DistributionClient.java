@@ -188,6 +188,9 @@ final class DistributionClient implements AutoCloseable {
 
   private static HttpRequest request(URI uri, String accept, String token) {
     var builder = HttpRequest.newBuilder(uri).timeout(TIMEOUT).header("Accept", accept).GET();
+    if ("http".equals(uri.getScheme())) {
+      builder.version(HttpClient.Version.HTTP_1_1); // no h2c upgrade round on plain HTTP
+    }
     if (token != null) {
       builder.header("Authorization", "Bearer " + token);
     }
