@@ -498,43 +498,29 @@ final class BwrapRuntime implements SandboxRuntime {
   }
 
   /**
-   * Kills every process of a sandbox: its pid 1 (the kernel then kills the whole pid namespace),
-   * bubblewrap's outer process, and whatever else sits in its cgroups (exec wrappers outside the
-   * pid namespace). Waits until they are gone.
+   * Kills every process of a sandbox. Its pid 1 first: the kernel then kills the whole pid
+   * namespace, and bubblewrap's outer process, which waits for it, reaps it and exits by itself (so
+   * no zombie is left for the host's init to collect). Then whatever else sits in its cgroups: exec
+   * wrappers outside the pid namespace, and the outer process should it linger. Waits until they
+   * are gone.
    */
   private void kill(String name, Optional<SandboxState> state) {
-    // (pid, start time) pairs, so that a zombie or a recycled pid never counts as alive.
-    var targets = new TreeMap<Long, Long>();
-    state
-        .filter(s -> ProcStat.isAlive(s.initPid(), s.initStartTicks()))
-        .flatMap(s -> ProcessHandle.of(s.initPid()))
-        .ifPresent(
-            init -> {
-              init.parent()
-                  .filter(this::isBwrap)
-                  .ifPresent(
-                      outer ->
-                          ProcStat.startTicks(outer.pid())
-                              .ifPresent(ticks -> targets.put(outer.pid(), ticks)));
-              targets.put(init.pid(), state.get().initStartTicks());
-            });
-    killAll(targets.keySet());
+    var init = state.filter(s -> ProcStat.isAlive(s.initPid(), s.initStartTicks()));
+    init.flatMap(s -> ProcessHandle.of(s.initPid())).ifPresent(ProcessHandle::destroyForcibly);
     var deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
-      var inCgroups = cgroups.processes(name);
-      killAll(inCgroups);
-      if (inCgroups.isEmpty()
-          && targets.entrySet().stream()
-              .noneMatch(target -> ProcStat.isAlive(target.getKey(), target.getValue()))) {
-        return;
+      boolean initGone =
+          init.map(s -> !ProcStat.isAlive(s.initPid(), s.initStartTicks())).orElse(true);
+      if (initGone) {
+        var inCgroups = cgroups.processes(name);
+        if (inCgroups.isEmpty()) {
+          return;
+        }
+        killAll(inCgroups);
       }
-      sleep(Duration.ofMillis(2));
+      sleep(Duration.ofMillis(1));
     }
     throw KoraException.internal(null, "the processes of sandbox '%s' did not end", name);
-  }
-
-  private boolean isBwrap(ProcessHandle process) {
-    return process.info().command().map(settings.bwrap().toString()::equals).orElse(false);
   }
 
   private static void killAll(Set<Long> pids) {

@@ -80,8 +80,7 @@ final class HostMounts {
    */
   void mountLiveArea(Path live) throws IOException {
     Files.createDirectories(live);
-    run("--bind", live.toString(), live.toString());
-    run("--make-shared", live.toString());
+    run("--bind", "--make-shared", live.toString(), live.toString());
   }
 
   /** Binds a host path below the live area, where it propagates into the sandbox. */

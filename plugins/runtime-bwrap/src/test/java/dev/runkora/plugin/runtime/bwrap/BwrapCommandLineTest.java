@@ -1,0 +1,111 @@
+package dev.runkora.plugin.runtime.bwrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.runkora.spi.core.PluginConfig;
+import dev.runkora.spi.runtime.MountSpec;
+import dev.runkora.spi.runtime.NetworkMode;
+import dev.runkora.spi.runtime.ResourceLimits;
+import dev.runkora.spi.runtime.SandboxSpec;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class BwrapCommandLineTest {
+
+  private final BwrapSettings settings = BwrapSettings.from(PluginConfig.empty());
+  private final SandboxLayout layout = SandboxLayout.of(Path.of("/state/sandboxes"), "s1");
+
+  private static SandboxSpec spec(boolean writable, NetworkMode network, List<MountSpec> mounts) {
+    return new SandboxSpec(
+        "s1",
+        Path.of("/images/base"),
+        writable,
+        mounts,
+        ResourceLimits.none(),
+        network,
+        Map.of("LANG", "C.UTF-8"),
+        "");
+  }
+
+  @Test
+  void networkNoneUnsharesTheNetworkAndEgressDoesNot() {
+    assertThat(BwrapCommandLine.create(settings, spec(false, NetworkMode.NONE, List.of()), layout))
+        .contains("--unshare-net");
+    assertThat(
+            BwrapCommandLine.create(settings, spec(false, NetworkMode.EGRESS, List.of()), layout))
+        .doesNotContain("--unshare-net");
+  }
+
+  @Test
+  void readOnlyRootIsRemountedReadOnlyAfterTheBinds() {
+    var argv = BwrapCommandLine.create(settings, spec(false, NetworkMode.NONE, List.of()), layout);
+    var writable =
+        BwrapCommandLine.create(settings, spec(true, NetworkMode.NONE, List.of()), layout);
+
+    assertThat(Collections.indexOfSubList(argv, List.of("--remount-ro", "/")))
+        .isGreaterThan(argv.indexOf("--bind"));
+    assertThat(Collections.indexOfSubList(writable, List.of("--remount-ro", "/"))).isEqualTo(-1);
+  }
+
+  @Test
+  void mountsFollowTheOverlayRootInOrderWithTheirMode() {
+    var argv =
+        BwrapCommandLine.create(
+            settings,
+            spec(
+                false,
+                NetworkMode.EGRESS,
+                List.of(
+                    MountSpec.readOnly(Path.of("/usr"), "/usr"),
+                    MountSpec.readWrite(Path.of("/work/a"), "/workspace"))),
+            layout);
+
+    var root = Collections.indexOfSubList(argv, List.of("--bind", "/state/sandboxes/s1/root", "/"));
+    var usr = Collections.indexOfSubList(argv, List.of("--ro-bind", "/usr", "/usr"));
+    var workspace = Collections.indexOfSubList(argv, List.of("--bind", "/work/a", "/workspace"));
+    assertThat(root).isNotNegative().isLessThan(usr);
+    assertThat(usr).isLessThan(workspace);
+  }
+
+  @Test
+  void sandboxRunsTheKeepAliveWithItsBaseEnvironmentAndReportsToFd3() {
+    var argv = BwrapCommandLine.create(settings, spec(false, NetworkMode.NONE, List.of()), layout);
+
+    assertThat(argv.subList(argv.size() - 3, argv.size())).isEqualTo(BwrapCommandLine.KEEP_ALIVE);
+    assertThat(Collections.indexOfSubList(argv, List.of("--info-fd", "3"))).isNotNegative();
+    assertThat(Collections.indexOfSubList(argv, List.of("--setenv", "LANG", "C.UTF-8")))
+        .isNotNegative();
+    assertThat(Collections.indexOfSubList(argv, List.of("--setenv", "PATH"))).isNotNegative();
+    assertThat(argv).contains("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts");
+  }
+
+  @Test
+  void execJoinsTheCgroupsThenEntersEveryNamespaceWithTheSandboxRootAndDirectory() {
+    var state = new SandboxState("s1", Instant.EPOCH, 4242, 1, true, Map.of(), "");
+    var argv =
+        BwrapCommandLine.exec(
+            settings,
+            state,
+            List.of(Path.of("/sys/fs/cgroup/memory/kora/s1/cgroup.procs")),
+            "/work",
+            List.of("make", "test"));
+
+    assertThat(argv.subList(0, 2)).containsExactly("/bin/sh", "-c");
+    var nsenter = argv.indexOf("/usr/bin/nsenter");
+    assertThat(argv.indexOf("/sys/fs/cgroup/memory/kora/s1/cgroup.procs")).isLessThan(nsenter);
+    assertThat(argv.subList(nsenter, argv.size()))
+        .contains("--user", "--mount", "--pid", "--net", "--root", "--wd=/proc/4242/root/work")
+        .endsWith("--", "make", "test");
+  }
+
+  @Test
+  void execWithoutAUserNamespaceDoesNotEnterOne() {
+    var state = new SandboxState("s1", Instant.EPOCH, 4242, 1, false, Map.of(), "");
+
+    assertThat(BwrapCommandLine.enter(settings, state)).doesNotContain("--user");
+  }
+}
