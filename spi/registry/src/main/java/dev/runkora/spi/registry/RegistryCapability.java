@@ -2,7 +2,10 @@ package dev.runkora.spi.registry;
 
 /** What an {@link ImageRegistry} can do. */
 public enum RegistryCapability {
-  /** {@link ImageRegistry#manifest} and {@link ImageRegistry#pull} fetch content from a source. */
+  /**
+   * {@link ImageRegistry#manifest} and {@link ImageRegistry#materialize} fetch content from a
+   * source.
+   */
   PULL,
   /** Multi-platform image indexes are followed down to this node's platform manifest. */
   IMAGE_INDEX,
