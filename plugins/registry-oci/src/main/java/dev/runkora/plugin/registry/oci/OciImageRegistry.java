@@ -12,7 +12,6 @@ import dev.runkora.spi.registry.RegistrySettings;
 import dev.runkora.spi.registry.RootFilesystem;
 import java.io.InputStream;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -162,11 +161,5 @@ final class OciImageRegistry implements ImageRegistry {
   @Override
   public void close() {
     client.close();
-  }
-
-  /** Returns the mirror-first list of hosts, for tests. */
-  List<String> hostsFor(ImageReference reference) {
-    var mirror = settings.mirrors().get(reference.registry());
-    return mirror == null ? List.of(reference.registry()) : List.of(mirror, reference.registry());
   }
 }

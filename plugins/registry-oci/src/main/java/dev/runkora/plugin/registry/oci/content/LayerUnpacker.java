@@ -162,7 +162,8 @@ public final class LayerUnpacker {
         }
         setOwner(target, entry);
         setMode(target, entry.mode());
-        Files.setLastModifiedTime(target, FileTime.from(entry.modifiedSeconds(), SECONDS));
+        Files.setLastModifiedTime(
+            target, FileTime.from(entry.modifiedSeconds(), java.util.concurrent.TimeUnit.SECONDS));
       }
       case SYMLINK -> {
         if (entry.linkName().isEmpty()) {
@@ -185,9 +186,6 @@ public final class LayerUnpacker {
     }
     written.add(target);
   }
-
-  private static final java.util.concurrent.TimeUnit SECONDS =
-      java.util.concurrent.TimeUnit.SECONDS;
 
   /** Splits an entry name into checked components: not absolute, no "..". */
   private static List<String> components(String name) {

@@ -6,7 +6,6 @@ import dev.runkora.spi.registry.Descriptor;
 import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 import java.io.ByteArrayInputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -151,10 +150,5 @@ public sealed interface ManifestDocument {
     public String toString() {
       return os + "/" + architecture + (variant.isEmpty() ? "" : "/" + variant);
     }
-  }
-
-  /** Returns whether a JSON value is an object, for callers that probe. */
-  static boolean isObject(JsonValue value) {
-    return value.getValueType() == JsonValue.ValueType.OBJECT;
   }
 }
