@@ -45,7 +45,10 @@ final class Api {
       HttpURLConnection connection = open(method, path, token);
       if (body != null) {
         connection.setDoOutput(true);
-        connection.setFixedLengthStreamingMode(body.length);
+        if (body.length > (1 << 20)) {
+          // Streaming mode cannot read a 401's body back; small bodies stay buffered.
+          connection.setFixedLengthStreamingMode(body.length);
+        }
         try (var out = connection.getOutputStream()) {
           out.write(body);
         }

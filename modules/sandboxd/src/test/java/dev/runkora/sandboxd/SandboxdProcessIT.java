@@ -164,6 +164,7 @@ class SandboxdProcessIT {
         assertThat(reply.status())
             .as(c.toString().substring(0, Math.min(160, c.toString().length())))
             .isEqualTo(c.status());
+        assertThat(reply.body()).as(c.method() + " " + c.path()).contains(c.error());
         assertThat(reply.error()).contains(c.error());
       }
       assertThat(Files.readString(claims)).isEqualTo(before);

@@ -23,23 +23,38 @@ final class Http {
 
   private Http() {}
 
+  /** How much of an oversized body is read and dropped, so the client gets the answer cleanly. */
+  private static final long DRAIN_CAP = 16L << 20;
+
   /** Reads a whole body of at most 1 MiB; empty when there is none. */
   static Optional<byte[]> body(ServerRequest request) {
-    var length = request.headers().contentLength();
-    if (length.isPresent() && length.getAsLong() > BODY_CAP) {
-      throw new ApiException(400, "invalid request body");
-    }
     if (!request.content().hasEntity()) {
       return Optional.empty();
     }
+    var length = request.headers().contentLength();
     try (InputStream in = request.content().inputStream()) {
+      if (length.isPresent() && length.getAsLong() > BODY_CAP) {
+        drain(in);
+        throw new ApiException(400, "invalid request body");
+      }
       byte[] bytes = in.readNBytes(BODY_CAP + 1);
       if (bytes.length > BODY_CAP) {
+        drain(in);
         throw new ApiException(400, "invalid request body");
       }
       return bytes.length == 0 ? Optional.empty() : Optional.of(bytes);
     } catch (IOException | UncheckedIOException e) {
       throw new ApiException(400, "invalid request body");
+    }
+  }
+
+  /** Reads and drops what is left of a body, up to a cap (beyond it the connection is closed). */
+  private static void drain(InputStream in) throws IOException {
+    long skipped = 0;
+    byte[] buffer = new byte[65536];
+    int n;
+    while (skipped < DRAIN_CAP && (n = in.read(buffer)) > 0) {
+      skipped += n;
     }
   }
 
