@@ -26,13 +26,18 @@ public final class TestRegistryServer implements AutoCloseable {
   private final HttpServer server;
   private final Path layout;
   private final boolean bearer;
+  private final boolean redirectBlobs;
+  private final AtomicInteger storageRequests = new AtomicInteger();
+  private final AtomicInteger storageRequestsWithAuthorization = new AtomicInteger();
   private final AtomicInteger blobRequests = new AtomicInteger();
   private final AtomicInteger tokenRequests = new AtomicInteger();
   private volatile String lastScope = "";
 
-  private TestRegistryServer(Path layout, boolean bearer) throws IOException {
+  private TestRegistryServer(Path layout, boolean bearer, boolean redirectBlobs)
+      throws IOException {
     this.layout = layout;
     this.bearer = bearer;
+    this.redirectBlobs = redirectBlobs;
     this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", this::handle);
     server.setExecutor(Executors.newFixedThreadPool(4));
@@ -41,12 +46,30 @@ public final class TestRegistryServer implements AutoCloseable {
 
   /** Serves a layout anonymously. */
   public static TestRegistryServer anonymous(Path layout) throws IOException {
-    return new TestRegistryServer(layout, false);
+    return new TestRegistryServer(layout, false, false);
   }
 
   /** Serves a layout only to clients that present the token of its own token endpoint. */
   public static TestRegistryServer withBearerToken(Path layout) throws IOException {
-    return new TestRegistryServer(layout, true);
+    return new TestRegistryServer(layout, true, false);
+  }
+
+  /**
+   * Serves a layout with a bearer token, and answers blob requests with a redirect to a storage
+   * path on the same server that needs no token (as registries redirect to object storage).
+   */
+  public static TestRegistryServer withBearerTokenAndBlobRedirects(Path layout) throws IOException {
+    return new TestRegistryServer(layout, true, true);
+  }
+
+  /** Returns how many requests reached the storage path that blobs are redirected to. */
+  public int storageRequests() {
+    return storageRequests.get();
+  }
+
+  /** Returns how many of those carried an {@code Authorization} header (a leaked token). */
+  public int storageRequestsWithAuthorization() {
+    return storageRequestsWithAuthorization.get();
   }
 
   /** Returns {@code 127.0.0.1:<port>}, the registry host of references to it. */
@@ -83,6 +106,15 @@ public final class TestRegistryServer implements AutoCloseable {
             ("{\"token\":\"" + TOKEN + "\"}").getBytes(StandardCharsets.UTF_8));
         return;
       }
+      if (path.startsWith("/storage/")) {
+        storageRequests.incrementAndGet();
+        if (exchange.getRequestHeaders().containsKey("Authorization")) {
+          storageRequestsWithAuthorization.incrementAndGet();
+        }
+        sendFile(
+            exchange, blobPath(path.substring("/storage/".length())), "application/octet-stream");
+        return;
+      }
       if (bearer
           && !("Bearer " + TOKEN).equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
         exchange
@@ -104,6 +136,19 @@ public final class TestRegistryServer implements AutoCloseable {
       var blob = BLOB.matcher(path);
       if (blob.matches()) {
         blobRequests.incrementAndGet();
+        if (redirectBlobs) {
+          // another authority for the same server, as object storage is another host
+          exchange
+              .getResponseHeaders()
+              .add(
+                  "Location",
+                  "http://localhost:"
+                      + server.getAddress().getPort()
+                      + "/storage/"
+                      + blob.group(2));
+          send(exchange, 307, "text/plain", new byte[0]);
+          return;
+        }
         sendFile(exchange, blobPath(blob.group(2)), "application/octet-stream");
         return;
       }

@@ -30,6 +30,7 @@ import java.util.regex.Pattern;
  */
 final class DistributionClient implements AutoCloseable {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final int MAX_REDIRECTS = 5;
   private static final Pattern CHALLENGE_PARAMETER =
       Pattern.compile("([A-Za-z]+)\\s*=\\s*\"([^\"]*)\"");
 
@@ -42,7 +43,9 @@ final class DistributionClient implements AutoCloseable {
     this.http =
         HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(10))
-            .followRedirects(HttpClient.Redirect.NORMAL)
+            // Redirects are followed by hand: a blob's redirect to a storage host must not carry
+            // the registry's token.
+            .followRedirects(HttpClient.Redirect.NEVER)
             .build();
   }
 
@@ -107,6 +110,20 @@ final class DistributionClient implements AutoCloseable {
         var token = fetchToken(host, challenge, scope);
         tokens.put(tokenKey, token);
         response = http.send(request(uri, accept, token), body);
+      }
+      for (int hops = 0; isRedirect(response.statusCode()) && hops < MAX_REDIRECTS; hops++) {
+        var location = response.headers().firstValue("Location");
+        if (location.isEmpty()) {
+          break;
+        }
+        drain(response);
+        var target = response.uri().resolve(location.get());
+        if (!"https".equals(target.getScheme()) && !isPlainHttpAllowed(target.getAuthority())) {
+          throw KoraException.unavailable(
+              "registry %s redirected to plain HTTP on another host; refused", host);
+        }
+        boolean sameHost = target.getAuthority().equals(uri.getAuthority());
+        response = http.send(request(target, accept, sameHost ? tokens.get(tokenKey) : null), body);
       }
       int status = response.statusCode();
       if (status == 200) {
@@ -184,6 +201,10 @@ final class DistributionClient implements AutoCloseable {
     } catch (JsonException | ClassCastException e) {
       throw KoraException.unavailable("the token endpoint of registry %s sent no JSON", host);
     }
+  }
+
+  private static boolean isRedirect(int status) {
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
   }
 
   private static HttpRequest request(URI uri, String accept, String token) {

@@ -68,6 +68,19 @@ class OciRegistryWireTest {
   }
 
   @Test
+  public void aBlobRedirectToAnotherHostIsFollowedWithoutTheToken() throws Exception {
+    var layout = TestImages.write(layouts.resolve("a"));
+    try (var server = TestRegistryServer.withBearerTokenAndBlobRedirects(layout.directory());
+        var registry = open(RegistrySettings.defaults(), PluginConfig.empty())) {
+      var root = registry.materialize(registry.resolve(server.host() + "/team/app:good"), m -> {});
+
+      assertThat(root.directory().resolve("bin/hello")).isRegularFile();
+      assertThat(server.storageRequests()).isEqualTo(3);
+      assertThat(server.storageRequestsWithAuthorization()).isZero();
+    }
+  }
+
+  @Test
   public void aMirrorIsReadFirstAndTheOriginIsNotAsked() throws Exception {
     var layout = TestImages.write(layouts.resolve("a"));
     var empty = TestImages.write(layouts.resolve("b"));
