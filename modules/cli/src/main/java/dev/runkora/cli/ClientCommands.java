@@ -198,8 +198,8 @@ final class ClientCommands {
   /** {@code claim}: prints {@code ID TOKEN DEADLINE}, or the answer as JSON. */
   int claim(Args args) {
     args.atMostPositionals(0);
-    ClaimRequest claim =
-        claimRequest(args).withEnv(args.pairs("env")).withClaimRef(args.value("ref", ""));
+    // For claim, --env is the claim-time environment (run uses --env for the exec).
+    ClaimRequest claim = claimRequest(args).withEnv(args.pairs("env"));
     ClaimResponse r = call(c -> c.claim(claim));
     if (args.flag("json")) {
       console.out().println(r.toJson());
