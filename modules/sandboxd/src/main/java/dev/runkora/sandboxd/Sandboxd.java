@@ -99,7 +99,10 @@ public final class Sandboxd implements AutoCloseable {
       String reconciled = Reconciler.reconcile(store, plugins.runtime(), admission);
       LOG.log(System.Logger.Level.INFO, "reconciled {0}: {1}", store.file(), reconciled);
       var provisioner =
-          new Provisioner(plugins.runtime(), new TemplateResolver(plugins.registries()));
+          new Provisioner(
+              plugins.runtime(),
+              new TemplateResolver(plugins.registries()),
+              PoolManager.concurrency(config.refillConcurrency()));
       if (!provisioner.unenforced().isEmpty()) {
         LOG.log(
             System.Logger.Level.WARNING,
@@ -108,12 +111,7 @@ public final class Sandboxd implements AutoCloseable {
             provisioner.unenforced());
       }
       var metrics = new Metrics();
-      var pools =
-          new PoolManager(
-              provisioner,
-              plugins.autoscaler(),
-              config.refillConcurrency(),
-              InstantSource.system());
+      var pools = new PoolManager(provisioner, plugins.autoscaler(), InstantSource.system());
       pools.configure(desiredPools);
       var claims =
           new Claims(

@@ -18,13 +18,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The warm pools: a last-in first-out stack of claim-ready sandboxes per pool key, kept at the
- * autoscaler's target by refills that share one concurrency budget.
+ * autoscaler's target by refills that share the provisioner's concurrency budget.
  *
  * <p>A claim pops a warm sandbox under the pool's own short lock and never waits for a refill.
  * Targets are recomputed once a second and after every claim; a pool above its target for a full
@@ -84,7 +83,6 @@ public final class PoolManager implements AutoCloseable {
   private final Provisioner provisioner;
   private final Autoscaler autoscaler;
   private final InstantSource clock;
-  private final Semaphore budget;
   private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
   private final ScheduledExecutorService timer;
   private final Map<PoolKey, Pool> pools = new ConcurrentHashMap<>();
@@ -94,16 +92,13 @@ public final class PoolManager implements AutoCloseable {
   private volatile boolean closed;
 
   /**
-   * Creates the manager; {@link #start} begins refilling.
-   *
-   * @param refillConcurrency sandboxes made at once; 0 = auto (CPUs × 2/3 in [4, 256])
+   * Creates the manager; {@link #start} begins refilling. How many sandboxes are made at once is
+   * the provisioner's budget.
    */
-  public PoolManager(
-      Provisioner provisioner, Autoscaler autoscaler, int refillConcurrency, InstantSource clock) {
+  public PoolManager(Provisioner provisioner, Autoscaler autoscaler, InstantSource clock) {
     this.provisioner = provisioner;
     this.autoscaler = autoscaler;
     this.clock = clock;
-    this.budget = new Semaphore(concurrency(refillConcurrency));
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("sandboxd-pools").unstarted(r));
@@ -346,11 +341,8 @@ public final class PoolManager implements AutoCloseable {
     }
     workers.execute(
         () -> {
-          boolean acquired = false;
           String made = null;
           try {
-            budget.acquire();
-            acquired = true;
             if (closed || draining || pool.retired) {
               return;
             }
@@ -367,16 +359,11 @@ public final class PoolManager implements AutoCloseable {
                 made = null;
               }
             }
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
           } catch (RuntimeException e) {
             failed(pool, e);
           } finally {
             synchronized (pool) {
               pool.provisioning--;
-            }
-            if (acquired) {
-              budget.release();
             }
             if (made != null) {
               provisioner.destroy(made);

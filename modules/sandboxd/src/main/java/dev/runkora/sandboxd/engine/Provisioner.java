@@ -7,6 +7,7 @@ import dev.runkora.spi.runtime.SandboxRuntime;
 import dev.runkora.spi.runtime.SandboxSpec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 
 /**
  * Makes and destroys runtime sandboxes for pool keys: resolves the template, applies the size
@@ -18,11 +19,18 @@ public final class Provisioner {
 
   private final SandboxRuntime runtime;
   private final TemplateResolver templates;
+  private final Semaphore budget;
 
-  /** Creates a provisioner. */
-  public Provisioner(SandboxRuntime runtime, TemplateResolver templates) {
+  /**
+   * Creates a provisioner.
+   *
+   * @param concurrency how many sandboxes are made at once, by refills and cold claims together (a
+   *     burst of cold claims queues instead of overloading the host)
+   */
+  public Provisioner(SandboxRuntime runtime, TemplateResolver templates, int concurrency) {
     this.runtime = runtime;
     this.templates = templates;
+    this.budget = new Semaphore(concurrency, true);
   }
 
   /** Returns the runtime. */
@@ -74,11 +82,19 @@ public final class Provisioner {
             root.env(),
             root.workingDirectory());
     try {
+      budget.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiException(500, "provisioning interrupted", e);
+    }
+    try {
       runtime.create(spec);
       return name;
     } catch (KoraException e) {
       int status = e.kind() == dev.runkora.spi.core.ErrorKind.INVALID_ARGUMENT ? 400 : 500;
       throw new ApiException(status, "provisioning failed: " + e.getMessage(), e);
+    } finally {
+      budget.release();
     }
   }
 
