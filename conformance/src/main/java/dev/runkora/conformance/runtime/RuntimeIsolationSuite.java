@@ -97,4 +97,28 @@ public abstract class RuntimeIsolationSuite extends RuntimeSuite {
     assertThat(run(name, "cat", secret.toString()).exitCode()).isNotZero();
     assertThat(sh(name, "test -e " + stateDirectory).exitCode()).isNotZero();
   }
+
+  /**
+   * A working directory that is a symbolic link to an absolute path is resolved inside the sandbox:
+   * a link to a host-only directory never makes a command start in the host's directory.
+   */
+  @Test
+  public void linkAsWorkingDirectoryResolvesInsideTheSandbox() throws Exception {
+    assumeDeclared(RuntimeCapability.FILESYSTEM_ISOLATION);
+    var hostOnly = hostDirectory("host-only");
+    Files.writeString(hostOnly.resolve("host-secret.txt"), "host only");
+    var name = newName();
+    create(spec(name).writableRoot(true).build());
+    assertThat(sh(name, "ln -s " + hostOnly + " /kora-link").exitCode()).isZero();
+
+    var request =
+        new ExecRequest(
+            java.util.List.of("ls", "-a"), "/kora-link", java.util.Map.of(), COMMAND_TIMEOUT);
+    try {
+      var result = run(name, request, "");
+      assertThat(result.stdout()).doesNotContain("host-secret");
+    } catch (dev.runkora.spi.core.KoraException e) {
+      assertThat(e.kind()).isEqualTo(dev.runkora.spi.core.ErrorKind.INVALID_ARGUMENT);
+    }
+  }
 }

@@ -59,7 +59,9 @@ final class BwrapCommandLine {
     }
     argv.addAll(List.of("--dir", "/dev/.kora"));
     argv.addAll(List.of("--ro-bind", settings.busybox().toString(), BUSYBOX));
-    argv.addAll(List.of("--bind", layout.live().toString(), LIVE));
+    // Read-only, so the sandbox cannot swap a directory of the live area for a symbolic link
+    // before the host mounts onto it; the mounts that propagate below keep their own flags.
+    argv.addAll(List.of("--ro-bind", layout.live().toString(), LIVE));
     if (!spec.writableRoot()) {
       argv.addAll(List.of("--remount-ro", "/"));
     }
@@ -74,18 +76,23 @@ final class BwrapCommandLine {
   /**
    * Returns the host command that runs one command inside a sandbox. A tiny {@code sh} first moves
    * itself into the sandbox's cgroups (so the command and all it forks are limited and counted with
-   * the sandbox), then becomes nsenter, which enters the namespaces, takes the sandbox's root and
-   * working directory, forks into the pid namespace and runs the command.
+   * the sandbox), then becomes nsenter, which enters the namespaces, takes the sandbox's root,
+   * forks into the pid namespace and runs busybox: its {@code sh} changes to the working directory
+   * and its {@code env -i} runs the command with exactly the given environment.
    *
-   * <p>The working directory is given as {@code /proc/<init>/root/<dir>}: nsenter opens it before
-   * it enters the mount namespace, and through that link it names the directory of the sandbox's
-   * own tree.
+   * <p>Why not nsenter's own {@code --wd=DIR}: nsenter opens that directory on the host before it
+   * enters, and a path there resolves the sandbox's absolute symbolic links against the host's
+   * root, so a sandbox could pick a host directory as its working directory. Here the only path
+   * opened on the host is {@code /proc/<init>/root} itself; the directory is resolved inside, after
+   * chroot. The host-side {@code sh} and nsenter get a fixed environment, so no variable of the
+   * request ({@code LD_PRELOAD}, say) reaches a host binary.
    */
   static List<String> exec(
       BwrapSettings settings,
       SandboxState state,
       List<Path> cgroupProcs,
       String workingDirectory,
+      Map<String, String> env,
       List<String> command) {
     var argv = new ArrayList<String>();
     argv.addAll(
@@ -97,11 +104,27 @@ final class BwrapCommandLine {
             "kora-exec"));
     cgroupProcs.forEach(file -> argv.add(file.toString()));
     argv.add("--");
-    argv.addAll(enter(settings, state));
-    argv.add("--root");
-    argv.add("--wd=/proc/" + state.initPid() + "/root" + workingDirectory);
-    argv.add("--");
+    argv.addAll(inside(settings, state));
+    argv.addAll(
+        List.of(
+            BUSYBOX,
+            "sh",
+            "-c",
+            "cd -- \"$1\" || exit 126; shift; exec " + BUSYBOX + " env -i \"$@\"",
+            "kora-exec",
+            workingDirectory));
+    env.forEach((key, value) -> argv.add(key + "=" + value));
     argv.addAll(command);
+    return argv;
+  }
+
+  /**
+   * Returns nsenter entering every namespace of a sandbox and its root, starting in that root,
+   * followed by {@code --}: what comes next runs inside the sandbox.
+   */
+  static List<String> inside(BwrapSettings settings, SandboxState state) {
+    var argv = new ArrayList<>(enter(settings, state));
+    argv.addAll(List.of("--root", "--wd=/proc/" + state.initPid() + "/root", "--"));
     return argv;
   }
 

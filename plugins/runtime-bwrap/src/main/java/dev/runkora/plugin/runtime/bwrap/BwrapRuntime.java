@@ -268,10 +268,12 @@ final class BwrapRuntime implements SandboxRuntime {
   @Override
   public ExecProcess exec(String name, ExecRequest request) {
     var state = running(name);
-    var workingDirectory =
+    var requested =
         !request.workingDirectory().isEmpty()
             ? request.workingDirectory()
             : state.workingDirectory().isEmpty() ? "/" : state.workingDirectory();
+    // Lexically, so that the check below never walks above the sandbox's root on the host.
+    var workingDirectory = Path.of(requested).normalize().toString();
     var sandboxRoot = Path.of("/proc", Long.toString(state.initPid()), "root");
     if (!workingDirectory.startsWith("/")
         || !Files.isDirectory(inside(sandboxRoot, workingDirectory))) {
@@ -286,14 +288,9 @@ final class BwrapRuntime implements SandboxRuntime {
       throw KoraException.invalidArgument(
           "program '%s' does not exist in sandbox '%s'", program, name);
     }
-    // busybox env -i gives the command exactly its environment; the host-side sh and nsenter run
-    // with a fixed one, so no variable of the request (LD_PRELOAD, say) reaches a host binary.
-    var command = new ArrayList<String>();
-    command.addAll(List.of(BwrapCommandLine.BUSYBOX, "env", "-i"));
-    env.forEach((key, value) -> command.add(key + "=" + value));
-    command.addAll(request.argv());
     var argv =
-        BwrapCommandLine.exec(settings, state, cgroups.procsFiles(name), workingDirectory, command);
+        BwrapCommandLine.exec(
+            settings, state, cgroups.procsFiles(name), workingDirectory, env, request.argv());
     var builder = new ProcessBuilder(argv);
     builder.environment().clear();
     builder.environment().put("PATH", HOST_PATH);
@@ -361,11 +358,9 @@ final class BwrapRuntime implements SandboxRuntime {
       } catch (IOException e) {
         throw KoraException.internal(e, "cannot bind %s for sandbox '%s'", mount.hostPath(), name);
       }
-      var inside = new ArrayList<>(BwrapCommandLine.enter(settings, state));
+      var inside = new ArrayList<>(BwrapCommandLine.inside(settings, state));
       inside.addAll(
           List.of(
-              "--root",
-              "--",
               BwrapCommandLine.BUSYBOX,
               "sh",
               "-c",

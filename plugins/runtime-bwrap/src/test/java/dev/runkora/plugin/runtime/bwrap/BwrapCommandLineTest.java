@@ -84,7 +84,7 @@ class BwrapCommandLineTest {
   }
 
   @Test
-  void execJoinsTheCgroupsThenEntersEveryNamespaceWithTheSandboxRootAndDirectory() {
+  void execJoinsTheCgroupsThenEntersEveryNamespaceAndChangesDirectoryInside() {
     var state = new SandboxState("s1", Instant.EPOCH, 4242, 1, true, Map.of(), "");
     var argv =
         BwrapCommandLine.exec(
@@ -92,14 +92,17 @@ class BwrapCommandLineTest {
             state,
             List.of(Path.of("/sys/fs/cgroup/memory/kora/s1/cgroup.procs")),
             "/work",
+            Map.of("HOME", "/root"),
             List.of("make", "test"));
 
     assertThat(argv.subList(0, 2)).containsExactly("/bin/sh", "-c");
     var nsenter = argv.indexOf("/usr/bin/nsenter");
     assertThat(argv.indexOf("/sys/fs/cgroup/memory/kora/s1/cgroup.procs")).isLessThan(nsenter);
-    assertThat(argv.subList(nsenter, argv.size()))
-        .contains("--user", "--mount", "--pid", "--net", "--root", "--wd=/proc/4242/root/work")
-        .endsWith("--", "make", "test");
+    var entered = argv.subList(nsenter, argv.size());
+    assertThat(entered)
+        .contains("--user", "--mount", "--pid", "--net", "--root", "--wd=/proc/4242/root")
+        .endsWith("kora-exec", "/work", "HOME=/root", "make", "test");
+    assertThat(entered).noneMatch(arg -> arg.startsWith("--wd=/proc/4242/root/"));
   }
 
   @Test
