@@ -16,7 +16,11 @@ module dev.runkora.vk {
   requires io.kubernetes.client.java;
   requires io.kubernetes.client.java.api;
   requires java.logging;
-  requires jdk.httpserver;
+  requires io.netty.buffer;
+  requires io.netty.codec.http;
+  requires io.netty.common;
+  requires io.netty.handler;
+  requires io.netty.transport;
   // client-java's call types are okhttp's. okhttp 5 is a named module that exports its internal
   // TLS package only to friends, so every launch adds
   // --add-exports okhttp3/okhttp3.internal.tls=io.kubernetes.client.java.api and the same for

@@ -1,10 +1,5 @@
 package dev.runkora.vk;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsExchange;
-import com.sun.net.httpserver.HttpsParameters;
-import com.sun.net.httpserver.HttpsServer;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.JSON;
@@ -19,15 +14,42 @@ import io.kubernetes.client.openapi.models.V1SubjectAccessReviewSpec;
 import io.kubernetes.client.openapi.models.V1TokenReview;
 import io.kubernetes.client.openapi.models.V1TokenReviewSpec;
 import io.kubernetes.client.openapi.models.V1TokenReviewStatus;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.spdy.SpdyFrameCodec;
+import io.netty.handler.codec.spdy.SpdySessionHandler;
+import io.netty.handler.codec.spdy.SpdyVersion;
+import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,38 +58,50 @@ import java.util.concurrent.Executors;
 import java.util.logging.Logger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.TrustManagerFactory;
 import javax.security.auth.x500.X500Principal;
 
 /**
  * The kubelet API on {@code --listen-addr}, TLS only: {@code /healthz}, {@code /pods}, {@code
- * /containerLogs}, and answers for the streaming routes. Callers are authenticated like a kubelet
- * does it: a client certificate issued by the client CA (the API server presents one with {@code
- * --kubelet-client-certificate}), or a bearer token checked by a TokenReview; then authorized by a
- * SubjectAccessReview on {@code nodes/proxy} (or {@code nodes/log}) of this node.
+ * /containerLogs}, and {@code /exec} over SPDY/3.1 (the protocol the API server speaks to kubelets,
+ * {@code v4.channel.k8s.io}), mapped onto sandboxd's streaming exec.
+ *
+ * <p>Callers are authenticated like a kubelet does it: a client certificate issued by the client CA
+ * (the API server presents one with {@code --kubelet-client-certificate}), or a bearer token
+ * checked by a TokenReview; then authorized by a SubjectAccessReview on {@code nodes/proxy} (or
+ * {@code nodes/log}) of this node. Members of {@code system:masters} skip the review.
  */
 final class KubeletServer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(KubeletServer.class.getName());
+  static final String PROTOCOL_V4 = "v4.channel.k8s.io";
 
   /** An authenticated caller. */
   record Caller(String user, List<String> groups) {}
 
   private final VkConfig config;
   private final SandboxPods pods;
+  private final SandboxdPort.Exec exec;
   private final ApiClient client;
-  private final HttpsServer server;
-  private final ExecutorService executor =
+  private final SSLContext ssl;
+  private final boolean clientCertificates;
+  private final ExecutorService blocking =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vk-kubelet-", 0).factory());
   private final Map<String, Caller> tokenCache = new ConcurrentHashMap<>();
-  private final boolean clientCertificates;
+  private EventLoopGroup group;
+  private Channel server;
 
   KubeletServer(
-      VkConfig config, SandboxPods pods, ApiClient client, List<X509Certificate> clientCas)
+      VkConfig config,
+      SandboxPods pods,
+      SandboxdPort.Exec exec,
+      ApiClient client,
+      List<X509Certificate> clientCas)
       throws IOException, GeneralSecurityException {
     this.config = config;
     this.pods = pods;
+    this.exec = exec;
     this.client = client;
     KeyStore keys = Certificates.serving(config);
     KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
@@ -84,130 +118,273 @@ final class KubeletServer implements AutoCloseable {
       tmf.init(trust);
     }
     this.clientCertificates = tmf != null;
-    SSLContext ssl = SSLContext.getInstance("TLS");
+    this.ssl = SSLContext.getInstance("TLS");
     ssl.init(kmf.getKeyManagers(), tmf == null ? null : tmf.getTrustManagers(), null);
+  }
+
+  int port() {
+    return ((InetSocketAddress) server.localAddress()).getPort();
+  }
+
+  void start() {
+    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     InetSocketAddress address =
         config.listenHost().isEmpty()
             ? new InetSocketAddress(config.listenPort())
             : new InetSocketAddress(config.listenHost(), config.listenPort());
-    server = HttpsServer.create(address, 128);
-    boolean want = clientCertificates;
-    server.setHttpsConfigurator(
-        new HttpsConfigurator(ssl) {
-          @Override
-          public void configure(HttpsParameters params) {
-            SSLParameters p = ssl.getDefaultSSLParameters();
-            p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
-            p.setWantClientAuth(want);
-            params.setSSLParameters(p);
-          }
-        });
-    server.setExecutor(executor);
-    server.createContext("/", this::handle);
-  }
-
-  int port() {
-    return server.getAddress().getPort();
-  }
-
-  void start() {
-    server.start();
-    LOG.info("kubelet API on " + server.getAddress() + " (TLS)");
-  }
-
-  private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String path = exchange.getRequestURI().getPath();
-      if (path.equals("/healthz")) {
-        send(exchange, 200, "text/plain", "ok");
-        return;
-      }
-      String subresource = path.startsWith("/containerLogs/") ? "log" : "proxy";
-      Optional<Caller> caller = authenticate(exchange);
-      if (caller.isEmpty()) {
-        send(exchange, 401, "text/plain", "Unauthorized");
-        return;
-      }
-      if (!authorized(caller.get(), exchange.getRequestMethod(), subresource)) {
-        send(
-            exchange,
-            403,
-            "text/plain",
-            "Forbidden (user="
-                + caller.get().user()
-                + ", verb="
-                + verb(exchange.getRequestMethod())
-                + ", resource=nodes, subresource="
-                + subresource
-                + ")");
-        return;
-      }
-      if (path.equals("/pods") || path.equals("/pods/")) {
-        List<V1Pod> list = new ArrayList<>();
-        for (V1Pod p : pods.pods()) {
-          V1Pod copy = JSON.deserialize(JSON.serialize(p), V1Pod.class);
-          pods.status(SandboxPods.key(p)).ifPresent(copy::setStatus);
-          list.add(copy);
-        }
-        V1PodList body =
-            new V1PodList().apiVersion("v1").kind("PodList").metadata(null).items(list);
-        send(exchange, 200, "application/json", JSON.serialize(body));
-        return;
-      }
-      String[] parts = path.split("/");
-      if (path.startsWith("/containerLogs/") && parts.length >= 5) {
-        String key = parts[2] + "/" + parts[3];
-        if (pods.pod(key).isEmpty()) {
-          send(exchange, 404, "text/plain", "pod " + key + " is not on this node");
-          return;
-        }
-        // sandboxd keeps no container log: a sandbox's output belongs to the commands run in it.
-        send(exchange, 200, "text/plain", "");
-        return;
-      }
-      if (path.startsWith("/exec/")
-          || path.startsWith("/attach/")
-          || path.startsWith("/portForward/")
-          || path.startsWith("/run/")) {
-        send(
-            exchange,
-            501,
-            "text/plain",
-            "streaming is not implemented on vk-sandbox yet; use the sandboxd exec API");
-        return;
-      }
-      if (path.equals("/stats/summary")) {
-        send(
-            exchange,
-            200,
-            "application/json",
-            JSON.serialize(
-                Map.of("node", Map.of("nodeName", config.nodeName()), "pods", List.of())));
-        return;
-      }
-      send(exchange, 404, "text/plain", "404 page not found");
+    try {
+      server =
+          new ServerBootstrap()
+              .group(group)
+              .channel(NioServerSocketChannel.class)
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      SSLEngine engine = ssl.createSSLEngine();
+                      engine.setUseClientMode(false);
+                      engine.setEnabledProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
+                      engine.setWantClientAuth(clientCertificates);
+                      ch.pipeline()
+                          .addLast("ssl", new SslHandler(engine))
+                          .addLast("http", new HttpServerCodec())
+                          .addLast("aggregate", new HttpObjectAggregator(1 << 20))
+                          .addLast("kubelet", new Routes());
+                    }
+                  })
+              .bind(address)
+              .sync()
+              .channel();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while binding " + address, e);
     } catch (RuntimeException e) {
-      LOG.warning("kubelet API " + exchange.getRequestURI() + ": " + e);
+      throw new IllegalStateException(
+          "cannot listen on --listen-addr (VK_LISTEN_ADDR) " + address + ": " + e.getMessage(), e);
+    }
+    LOG.info("kubelet API on " + server.localAddress() + " (TLS)");
+  }
+
+  /** The HTTP routes; blocking work (reviews, sandboxd) runs on virtual threads. */
+  private final class Routes extends SimpleChannelInboundHandler<FullHttpRequest> {
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+      QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+      String path = uri.path();
+      String method = request.method().name();
+      boolean upgrade =
+          request.headers().contains(HttpHeaderNames.UPGRADE)
+              && request
+                  .headers()
+                  .get(HttpHeaderNames.UPGRADE)
+                  .toLowerCase(Locale.ROOT)
+                  .startsWith("spdy/");
+      List<String> protocols = request.headers().getAll("X-Stream-Protocol-Version");
+      String auth = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+      Optional<X509Certificate> peer = peerCertificate(ctx);
+      LOG.fine(() -> method + " " + request.uri() + (upgrade ? " (upgrade)" : ""));
+      blocking.execute(
+          () -> {
+            try {
+              handle(ctx, method, path, uri.parameters(), upgrade, protocols, auth, peer);
+            } catch (RuntimeException e) {
+              LOG.warning("kubelet API " + path + ": " + e);
+              send(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, "text/plain", e.toString());
+            }
+          });
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      LOG.fine("kubelet API connection: " + cause);
+      ctx.close();
     }
   }
 
-  private Optional<Caller> authenticate(HttpExchange exchange) {
+  private Optional<X509Certificate> peerCertificate(ChannelHandlerContext ctx) {
+    if (!clientCertificates) {
+      return Optional.empty();
+    }
+    SslHandler handler = (SslHandler) ctx.pipeline().get("ssl");
+    try {
+      Certificate[] certs = handler.engine().getSession().getPeerCertificates();
+      if (certs.length > 0 && certs[0] instanceof X509Certificate cert) {
+        return Optional.of(cert);
+      }
+    } catch (SSLPeerUnverifiedException e) {
+      // No client certificate: a token may follow.
+    }
+    return Optional.empty();
+  }
+
+  private void handle(
+      ChannelHandlerContext ctx,
+      String method,
+      String path,
+      Map<String, List<String>> query,
+      boolean upgrade,
+      List<String> protocols,
+      String authorization,
+      Optional<X509Certificate> peer) {
+    if (path.equals("/healthz")) {
+      send(ctx, HttpResponseStatus.OK, "text/plain", "ok");
+      return;
+    }
+    String subresource = path.startsWith("/containerLogs/") ? "log" : "proxy";
+    Optional<Caller> caller = authenticate(peer, authorization);
+    if (caller.isEmpty()) {
+      send(ctx, HttpResponseStatus.UNAUTHORIZED, "text/plain", "Unauthorized");
+      return;
+    }
+    if (!authorized(caller.get(), method, subresource)) {
+      send(
+          ctx,
+          HttpResponseStatus.FORBIDDEN,
+          "text/plain",
+          "Forbidden (user="
+              + caller.get().user()
+              + ", verb="
+              + verb(method)
+              + ", resource=nodes, subresource="
+              + subresource
+              + ")");
+      return;
+    }
+    String[] parts = path.split("/");
+    if (path.equals("/pods") || path.equals("/pods/")) {
+      List<V1Pod> list = new ArrayList<>();
+      for (V1Pod p : pods.pods()) {
+        V1Pod copy = JSON.deserialize(JSON.serialize(p), V1Pod.class);
+        pods.status(SandboxPods.key(p)).ifPresent(copy::setStatus);
+        list.add(copy);
+      }
+      send(
+          ctx,
+          HttpResponseStatus.OK,
+          "application/json",
+          JSON.serialize(new V1PodList().apiVersion("v1").kind("PodList").items(list)));
+      return;
+    }
+    if (path.startsWith("/containerLogs/") && parts.length >= 5) {
+      String key = parts[2] + "/" + parts[3];
+      if (pods.pod(key).isEmpty()) {
+        send(
+            ctx, HttpResponseStatus.NOT_FOUND, "text/plain", "pod " + key + " is not on this node");
+        return;
+      }
+      // sandboxd keeps no container log: a sandbox's output belongs to the commands run in it.
+      send(ctx, HttpResponseStatus.OK, "text/plain", "");
+      return;
+    }
+    if (path.startsWith("/exec/") && parts.length >= 5) {
+      startExec(ctx, parts[2] + "/" + parts[3], query, upgrade, protocols);
+      return;
+    }
+    if (path.startsWith("/attach/") || path.startsWith("/portForward/")) {
+      send(
+          ctx,
+          HttpResponseStatus.BAD_REQUEST,
+          "text/plain",
+          "a sandbox has no main process to attach to and no port forwarding; use exec");
+      return;
+    }
+    if (path.equals("/stats/summary")) {
+      send(
+          ctx,
+          HttpResponseStatus.OK,
+          "application/json",
+          JSON.serialize(Map.of("node", Map.of("nodeName", config.nodeName()), "pods", List.of())));
+      return;
+    }
+    send(ctx, HttpResponseStatus.NOT_FOUND, "text/plain", "404 page not found");
+  }
+
+  private void startExec(
+      ChannelHandlerContext ctx,
+      String key,
+      Map<String, List<String>> query,
+      boolean upgrade,
+      List<String> protocols) {
+    List<String> command = query.getOrDefault("command", List.of());
+    if (command.isEmpty()) {
+      send(
+          ctx, HttpResponseStatus.BAD_REQUEST, "text/plain", "you must specify at least 1 command");
+      return;
+    }
+    Optional<Claim> claim = pods.settled(key);
+    if (claim.isEmpty()) {
+      send(
+          ctx,
+          HttpResponseStatus.NOT_FOUND,
+          "text/plain",
+          "pod " + key + " has no running sandbox on this node");
+      return;
+    }
+    if (!upgrade) {
+      send(ctx, HttpResponseStatus.BAD_REQUEST, "text/plain", "exec needs an SPDY/3.1 upgrade");
+      return;
+    }
+    boolean offered =
+        protocols.stream()
+            .flatMap(p -> List.of(p.split(",")).stream())
+            .map(String::strip)
+            .anyMatch(PROTOCOL_V4::equals);
+    if (!offered) {
+      send(
+          ctx,
+          HttpResponseStatus.FORBIDDEN,
+          "text/plain",
+          "no supported stream protocol offered (this node speaks " + PROTOCOL_V4 + ")");
+      return;
+    }
+    ExecSession session =
+        new ExecSession(
+            exec,
+            claim.get(),
+            command,
+            flag(query, "input"),
+            flag(query, "output"),
+            flag(query, "error"),
+            flag(query, "tty"),
+            blocking);
+    ctx.executor()
+        .execute(
+            () -> {
+              FullHttpResponse r =
+                  new DefaultFullHttpResponse(
+                      HttpVersion.HTTP_1_1, HttpResponseStatus.SWITCHING_PROTOCOLS);
+              r.headers()
+                  .set(HttpHeaderNames.CONNECTION, "Upgrade")
+                  .set(HttpHeaderNames.UPGRADE, "SPDY/3.1")
+                  .set("X-Stream-Protocol-Version", PROTOCOL_V4);
+              ctx.writeAndFlush(r);
+              var pipeline = ctx.pipeline();
+              pipeline.remove("aggregate");
+              pipeline.replace("http", "spdy", new SpdyFrameCodec(SpdyVersion.SPDY_3_1));
+              pipeline.addAfter(
+                  "spdy", "session", new SpdySessionHandler(SpdyVersion.SPDY_3_1, true));
+              pipeline.replace("kubelet", "exec", session);
+            });
+  }
+
+  private static boolean flag(Map<String, List<String>> query, String name) {
+    List<String> v = query.get(name);
+    if (v == null || v.isEmpty()) {
+      return false;
+    }
+    String s = v.getFirst().toLowerCase(Locale.ROOT);
+    return s.equals("1") || s.equals("true");
+  }
+
+  private Optional<Caller> authenticate(Optional<X509Certificate> peer, String authorization) {
     if (config.anonymousAuth()) {
       return Optional.of(new Caller("system:anonymous", List.of("system:unauthenticated")));
     }
-    if (clientCertificates && exchange instanceof HttpsExchange https) {
-      try {
-        var certs = https.getSSLSession().getPeerCertificates();
-        if (certs.length > 0 && certs[0] instanceof X509Certificate cert) {
-          return Optional.of(fromCertificate(cert));
-        }
-      } catch (SSLPeerUnverifiedException e) {
-        // No client certificate: try a token.
-      }
+    if (peer.isPresent()) {
+      return Optional.of(fromCertificate(peer.get()));
     }
-    String auth = exchange.getRequestHeaders().getFirst("Authorization");
-    if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      String token = auth.substring(7).strip();
+    if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      String token = authorization.substring(7).strip();
       Caller cached = tokenCache.get(token);
       if (cached != null) {
         return Optional.of(cached);
@@ -294,21 +471,24 @@ final class KubeletServer implements AutoCloseable {
     }
   }
 
-  private static void send(HttpExchange exchange, int status, String type, String body)
-      throws IOException {
+  private static void send(
+      ChannelHandlerContext ctx, HttpResponseStatus status, String type, String body) {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type);
-    exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
-    if (bytes.length > 0) {
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(bytes);
-      }
-    }
+    FullHttpResponse r =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
+    r.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
+    HttpUtil.setContentLength(r, bytes.length);
+    ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    if (server != null) {
+      server.close().awaitUninterruptibly();
+    }
+    if (group != null) {
+      group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    blocking.shutdownNow();
   }
 }

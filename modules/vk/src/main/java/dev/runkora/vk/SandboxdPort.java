@@ -2,6 +2,8 @@ package dev.runkora.vk;
 
 import dev.runkora.api.ClaimRequest;
 import dev.runkora.api.ClaimResponse;
+import dev.runkora.api.ExecOutput;
+import dev.runkora.api.ExecRequest;
 import dev.runkora.api.Info;
 import dev.runkora.api.SandboxRow;
 import dev.runkora.api.SandboxdClient;
@@ -23,6 +25,24 @@ interface SandboxdPort {
 
   /** {@code GET /v1/info}. */
   Info info();
+
+  /** The streaming exec of a sandbox (kora's {@code POST /v1/sandboxes/{id}/exec/stream}). */
+  interface Exec {
+    /**
+     * Runs {@code argv} in the sandbox, handing its output over while it runs.
+     *
+     * @param stdin the command's standard input until its end; null for none
+     * @return the exit code
+     */
+    int exec(
+        String id, String token, List<String> argv, java.io.InputStream stdin, ExecOutput output);
+
+    /** The exec of a real client. */
+    static Exec of(SandboxdClient client) {
+      return (id, token, argv, stdin, output) ->
+          client.execStream(id, token, ExecRequest.of(argv), stdin, output);
+    }
+  }
 
   /** The port over a real client. */
   static SandboxdPort of(SandboxdClient client) {

@@ -93,7 +93,8 @@ public final class VkSandbox implements AutoCloseable {
     if (!config.clientCaFile().isEmpty()) {
       cas = Certificates.readCertificates(Path.of(config.clientCaFile()));
     }
-    this.kubelet = new KubeletServer(config, pods, client, cas);
+    this.kubelet =
+        new KubeletServer(config, pods, SandboxdPort.Exec.of(sandboxdClient), client, cas);
   }
 
   /** Starts vk-sandbox with {@code config} and the credentials of the environment. */

@@ -37,6 +37,7 @@ import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.Dynamics;
 import java.io.InputStream;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -200,6 +201,27 @@ class VkSandboxE2E {
     core.deleteNamespacedPod("bare", ns.name()).execute();
     await().atMost(WAIT).until(() -> absent(ns.name(), "bare", pod.getMetadata().getUid()));
     await().atMost(WAIT).until(() -> sandboxdClient.list(ns.name() + "/bare").isEmpty());
+  }
+
+  @Test
+  void kubectlExecRunsTheCommandInsideTheSandbox(TestNamespace ns) throws Exception {
+    core.createNamespacedPod(ns.name(), pod("exec", null)).execute();
+    awaitRunning(ns.name(), "exec");
+    var osRelease = ApiServerExec.exec(client, ns.name(), "exec", null, "cat", "/etc/os-release");
+    assertThat(osRelease.stdout())
+        .contains("ID=")
+        .isEqualTo(Files.readString(Path.of("/etc/os-release")));
+    assertThat(osRelease.status()).contains("\"status\":\"Success\"");
+
+    var failing =
+        ApiServerExec.exec(client, ns.name(), "exec", null, "sh", "-c", "echo oops >&2; exit 3");
+    assertThat(failing.stderr()).isEqualTo("oops\n");
+    assertThat(failing.status()).contains("NonZeroExitCode").contains("\"message\":\"3\"");
+
+    var echoed =
+        ApiServerExec.exec(
+            client, ns.name(), "exec", "hello sandbox".getBytes(StandardCharsets.UTF_8), "cat");
+    assertThat(echoed.stdout()).isEqualTo("hello sandbox");
   }
 
   @Test
