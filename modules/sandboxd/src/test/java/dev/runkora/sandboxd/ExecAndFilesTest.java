@@ -7,6 +7,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
 
@@ -171,5 +172,30 @@ class ExecAndFilesTest extends DaemonFixture {
                 + host
                 + "\",\"path\":\"/w\"}]}");
     assertThat(tenant.status()).isEqualTo(403);
+  }
+
+  @Test
+  void aClientThatHangsUpOnAStreamingExecKillsTheCommand() throws Exception {
+    claimOne("{\"template\":\"host\"}");
+    Path pidFile = temp.resolve("stream.pid");
+    byte[] body =
+        ("{\"argv\":[\"sh\",\"-c\",\"echo $$ > " + pidFile + "; exec sleep 60\"]}")
+            .getBytes(StandardCharsets.UTF_8);
+    var connection = api.open("POST", "/v1/sandboxes/" + id + "/exec/stream", token);
+    connection.setDoOutput(true);
+    try (var out = connection.getOutputStream()) {
+      out.write(body);
+    }
+    assertThat(connection.getResponseCode()).isEqualTo(200);
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+    long pid = Long.parseLong(Files.readString(pidFile).strip());
+    assertThat(ProcessHandle.of(pid)).isPresent();
+    connection.getInputStream().close();
+    connection.disconnect();
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(15))
+        .until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
   }
 }

@@ -108,4 +108,28 @@ class SandboxdBwrapIT {
     assertThat(Files.readString(shared.resolve("out.txt"))).isEqualTo("yes\n");
     assertThat(api.get("/metrics", root).body()).contains("sandboxd_claims_total{tier=\"warm\"} 1");
   }
+
+  @Test
+  void aWorkspaceMountOutlivesTheSandboxAndIsSharedByTheNextClaim() throws Exception {
+    String body =
+        "{\"template\":\"host\",\"mounts\":[{\"workspace\":\"agent-1\",\"path\":\"/workspace\","
+            + "\"size_bytes\":1048576}]}";
+    var first = api.post("/v1/claim", root, body);
+    assertThat(first.status()).as(first.body()).isEqualTo(200);
+    String id = first.json().getString("id");
+    String token = first.json().getString("token");
+    var write = exec(id, token, "sh", "-c", "echo kept > /workspace/state.txt");
+    assertThat(write.json().getInt("exit_code")).as(write.body()).isZero();
+    assertThat(api.post("/v1/sandboxes/" + id + "/release", token, null).status()).isEqualTo(204);
+
+    var second = api.post("/v1/claim", root, body);
+    assertThat(second.status()).isEqualTo(200);
+    var read =
+        exec(
+            second.json().getString("id"),
+            second.json().getString("token"),
+            "cat",
+            "/workspace/state.txt");
+    assertThat(read.json().getString("stdout")).isEqualTo("kept\n");
+  }
 }
