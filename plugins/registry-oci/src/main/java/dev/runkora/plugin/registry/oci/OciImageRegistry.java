@@ -18,6 +18,10 @@ import java.util.function.Function;
 /**
  * The {@code oci} registry: images from OCI distribution v2 registries, read through this node's
  * mirrors, cached by digest and unpacked into root directories by {@link ImageCache}.
+ *
+ * <p>Once a tag has been materialised it stays bound to the manifest digest it had then: a warm
+ * image is served without asking the registry, so that claims never wait on the network. A moved
+ * tag is picked up after {@link #evict}.
  */
 final class OciImageRegistry implements ImageRegistry {
   private static final int MAX_INDEX_DEPTH = 4;

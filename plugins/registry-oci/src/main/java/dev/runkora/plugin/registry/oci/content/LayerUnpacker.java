@@ -184,7 +184,13 @@ public final class LayerUnpacker {
         return; // Java cannot make a named pipe; a sandbox that needs one makes it at run time.
       }
     }
-    written.add(target);
+    // The entry and every directory above it belong to this layer now, so that an opaque marker
+    // later in the same layer does not hide them.
+    for (Path path = target; path != null && !path.equals(root); path = path.getParent()) {
+      if (!written.add(path)) {
+        break;
+      }
+    }
   }
 
   /** Splits an entry name into checked components: not absolute, no "..". */

@@ -70,6 +70,15 @@ class LayerUnpackerTest {
   }
 
   @Test
+  public void anOpaqueMarkerKeepsWhatTheSameLayerWroteInSubdirectories() throws Exception {
+    apply(new TestTar().file("d/lower/old", 0644, "old"));
+    apply(new TestTar().file("d/upper/new", 0644, "new").file("d/.wh..wh..opq", 0, ""));
+
+    assertThat(root.resolve("d/upper/new")).hasContent("new");
+    assertThat(root.resolve("d/lower")).doesNotExist();
+  }
+
+  @Test
   public void aFileReplacesAnExistingSymlinkInsteadOfWritingThroughIt() throws Exception {
     var outside = Files.writeString(work.resolve("outside"), "untouched");
     apply(new TestTar().symlink("etc-passwd", outside.toString()));
