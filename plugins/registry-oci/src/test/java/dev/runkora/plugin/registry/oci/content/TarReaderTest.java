@@ -79,6 +79,29 @@ class TarReaderTest {
   }
 
   @Test
+  public void gnuBase256NumbersAreRead() throws Exception {
+    var tar = new TestTar().file("big", 0644, "abc").file("next", 0644, "n").bytes();
+    // rewrite the size field (offset 124, 12 bytes) of the first header as base-256: 0x80, then 3
+    java.util.Arrays.fill(tar, 124, 136, (byte) 0);
+    tar[124] = (byte) 0x80;
+    tar[135] = 3;
+    java.util.Arrays.fill(tar, 148, 156, (byte) ' ');
+    long sum = 0;
+    for (int i = 0; i < 512; i++) {
+      sum += tar[i] & 0xff;
+    }
+    var checksum = String.format("%06o", sum).getBytes(StandardCharsets.US_ASCII);
+    System.arraycopy(checksum, 0, tar, 148, 6);
+    tar[154] = 0;
+    var contents = new ArrayList<String>();
+
+    var entries = read(tar, contents);
+
+    assertThat(entries).extracting(TarEntry::name).containsExactly("big", "next");
+    assertThat(contents).containsExactly("abc", "n");
+  }
+
+  @Test
   public void aHeaderWithAWrongChecksumIsRefused() {
     var tar = new TestTar().file("a", 0644, "a").bytes();
     tar[0] = 'b';
