@@ -36,6 +36,30 @@ final class ClaimsFile {
     return path;
   }
 
+  /**
+   * Fails unless the state directory exists (or can be made) and this user can create files in it:
+   * checked before anything else at start-up, since the file holds the release credentials.
+   */
+  void checkWritable() {
+    Path dir = path.toAbsolutePath().getParent();
+    try {
+      if (!Files.isDirectory(dir)) {
+        PrivateFiles.directory(dir);
+      }
+      Path probe = Files.createTempFile(dir, ".vk-sandbox-probe-", ".tmp");
+      Files.delete(probe);
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalStateException(
+          "claims state is not writable: "
+              + dir
+              + " ("
+              + e.getMessage()
+              + "); make the directory writable by this user (the DaemonSet image runs as UID"
+              + " 65532) or point --state-path (VK_STATE_PATH) elsewhere",
+          e);
+    }
+  }
+
   /** The stored claims; empty when the file does not exist. */
   Map<String, Claim> load() {
     byte[] bytes;

@@ -99,6 +99,7 @@ public final class VkSandbox implements AutoCloseable {
 
   /** Starts vk-sandbox with {@code config} and the credentials of the environment. */
   public static VkSandbox start(VkConfig config) {
+    new ClaimsFile(config.statePath()).checkWritable();
     return start(config, kube(null));
   }
 
