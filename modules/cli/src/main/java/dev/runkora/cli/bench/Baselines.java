@@ -9,7 +9,6 @@ import java.io.Reader;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Optional;
 
@@ -75,40 +74,57 @@ final class Baselines {
   }
 
   /**
-   * Builds an OCI bundle for runc whose root filesystem is busybox-static and whose process is
-   * {@code /bin/true}, without a terminal.
+   * Builds an OCI bundle for runc with the root filesystem of the {@code host} template: an empty
+   * read-only root with the host's {@code /usr} and {@code /etc} bound read-only and its top-level
+   * links ({@code /bin -> usr/bin} on a merged-usr host) reproduced. The process is {@code true},
+   * without a terminal.
    */
   static Path runcBundle(Path runc, Path dir) throws IOException, InterruptedException {
-    Path busybox =
-        which("busybox")
-            .orElseThrow(() -> new IOException("busybox is not installed (apt busybox-static)"));
-    Path rootfs = Files.createDirectories(dir.resolve("rootfs/bin"));
-    Files.copy(busybox, rootfs.resolve("busybox"), StandardCopyOption.REPLACE_EXISTING);
-    Files.createSymbolicLink(rootfs.resolve("true"), Path.of("busybox"));
-    for (String d : List.of("proc", "dev", "sys", "tmp")) {
-      Files.createDirectories(dir.resolve("rootfs").resolve(d));
+    Path rootfs = Files.createDirectories(dir.resolve("rootfs"));
+    for (String d : List.of("proc", "dev", "sys", "tmp", "usr", "etc")) {
+      Files.createDirectories(rootfs.resolve(d));
     }
-    new ProcessBuilder(runc.toString(), "spec")
-        .directory(dir.toFile())
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .start()
-        .waitFor();
+    var binds = Json.createArrayBuilder();
+    for (String top : List.of("usr", "etc", "bin", "sbin", "lib", "lib64")) {
+      Path host = Path.of("/", top);
+      if (Files.isSymbolicLink(host)) {
+        Files.createSymbolicLink(rootfs.resolve(top), Files.readSymbolicLink(host));
+      } else if (Files.isDirectory(host)) {
+        Files.createDirectories(rootfs.resolve(top));
+        binds.add(
+            Json.createObjectBuilder()
+                .add("destination", "/" + top)
+                .add("type", "bind")
+                .add("source", host.toString())
+                .add("options", Json.createArrayBuilder().add("rbind").add("ro")));
+      }
+    }
+    Process spec =
+        new ProcessBuilder(runc.toString(), "spec")
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    if (spec.waitFor() != 0) {
+      throw new IOException("runc spec failed");
+    }
     Path config = dir.resolve("config.json");
-    JsonObject spec;
+    JsonObject original;
     try (Reader r = Files.newBufferedReader(config);
         JsonReader reader = Json.createReader(r)) {
-      spec = reader.readObject();
+      original = reader.readObject();
     }
-    JsonObject process = spec.getJsonObject("process");
+    var mounts = Json.createArrayBuilder(original.getJsonArray("mounts"));
+    binds.build().forEach(mounts::add);
     JsonObject patched =
-        Json.createObjectBuilder(spec)
+        Json.createObjectBuilder(original)
             .add(
                 "process",
-                Json.createObjectBuilder(process)
+                Json.createObjectBuilder(original.getJsonObject("process"))
                     .add("terminal", false)
-                    .add("args", Json.createArrayBuilder().add("/bin/true")))
+                    .add("args", Json.createArrayBuilder().add("/usr/bin/true")))
             .add("root", Json.createObjectBuilder().add("path", "rootfs").add("readonly", true))
+            .add("mounts", mounts)
             .build();
     try (Writer w = Files.newBufferedWriter(config);
         JsonWriter writer = Json.createWriter(w)) {
@@ -118,10 +134,10 @@ final class Baselines {
   }
 
   /** {@code runc run} of the bundle, a fresh container id per run. */
-  static Samples timeRunc(Path runc, Path bundle, int iterations, Path state)
+  static Samples timeRunc(Path runc, Path bundle, int iterations, Path state, int firstId)
       throws IOException, InterruptedException {
     Samples s = new Samples();
-    for (int i = 0; i < iterations; i++) {
+    for (int i = firstId; i < firstId + iterations; i++) {
       List<String> command =
           List.of(
               runc.toString(),

@@ -153,65 +153,84 @@ public final class Bench {
 
   // ---- 2. cold claim against warm claim; 3. cold create + first exec against runc ----
 
+  /**
+   * Cold claims with a first exec, interleaved with the baselines ({@code runc run} of the same
+   * root, bare bubblewrap) so that each round sees the same load on the machine.
+   */
   private void coldClaims() throws IOException, InterruptedException {
     int n = Math.min(options.iterations(), 50);
-    step("cold claims of " + COLD_KEY + " with a first exec, " + n);
-    Samples cold = new Samples();
-    Samples coldExec = new Samples();
-    for (int i = 0; i < n; i++) {
-      long t0 = System.nanoTime();
-      ClaimResponse c = client.claim(ClaimRequest.of(COLD_KEY));
-      long claimed = System.nanoTime();
-      ExecResult r = client.exec(c.id(), c.token(), ExecRequest.of("true"));
-      long executed = System.nanoTime();
-      client.releaseIfPresent(c.id(), c.token());
-      if (r.exitCode() != 0) {
-        throw new IllegalStateException("true exited " + r.exitCode() + " in a sandbox");
-      }
-      cold.add(claimed - t0);
-      coldExec.add(executed - t0);
-    }
-    rows.add(
-        new String[] {
-          "cold claim (host, no warm sandbox)",
-          Samples.millis(cold.p50()),
-          Samples.millis(cold.p99()),
-          "warm claim",
-          Samples.millis(warmClaimP50),
-          Samples.millis(warmClaimP99),
-          Samples.ratio(cold.p50(), warmClaimP50),
-          Samples.ratio(cold.p99(), warmClaimP99),
-          ""
-        });
-
     Optional<Path> runc = Baselines.which("runc");
-    if (runc.isPresent()) {
-      Path dir = Files.createTempDirectory("kora-bench-runc-");
-      try {
-        Path bundle = Baselines.runcBundle(runc.get(), dir.resolve("bundle"));
-        Path state = Files.createDirectories(dir.resolve("state"));
-        Baselines.timeRunc(runc.get(), bundle, 3, state);
-        step("runc run of a busybox bundle, " + n);
-        Samples runcRuns = Baselines.timeRunc(runc.get(), bundle, n, state);
+    Optional<Path> bwrap = Baselines.which("bwrap");
+    Path dir = Files.createTempDirectory("kora-bench-runc-");
+    try {
+      Path bundle = null;
+      Path state = Files.createDirectories(dir.resolve("state"));
+      if (runc.isPresent()) {
+        try {
+          bundle = Baselines.runcBundle(runc.get(), dir.resolve("bundle"));
+          Baselines.timeRunc(runc.get(), bundle, 3, state, 0);
+        } catch (IOException e) {
+          notes.add("runc baseline skipped: " + e.getMessage());
+          bundle = null;
+        }
+      } else {
+        notes.add("runc baseline skipped: runc is not installed (apt runc)");
+      }
+      step(
+          "cold claims of "
+              + COLD_KEY
+              + " with a first exec, "
+              + n
+              + (bundle != null ? ", each beside a runc run of the same root" : "")
+              + (bwrap.isPresent() ? " and a bare bwrap" : ""));
+      Samples cold = new Samples();
+      Samples coldExec = new Samples();
+      Samples runcRuns = new Samples();
+      Samples bare = new Samples();
+      for (int i = 0; i < n; i++) {
+        long t0 = System.nanoTime();
+        ClaimResponse c = client.claim(ClaimRequest.of(COLD_KEY));
+        long claimed = System.nanoTime();
+        ExecResult r = client.exec(c.id(), c.token(), ExecRequest.of("true"));
+        long executed = System.nanoTime();
+        client.releaseIfPresent(c.id(), c.token());
+        if (r.exitCode() != 0) {
+          throw new IllegalStateException("true exited " + r.exitCode() + " in a sandbox");
+        }
+        cold.add(claimed - t0);
+        coldExec.add(executed - t0);
+        if (bundle != null) {
+          runcRuns.addAll(Baselines.timeRunc(runc.get(), bundle, 1, state, i + 10));
+        }
+        if (bwrap.isPresent()) {
+          bare.addAll(Baselines.time(Baselines.bwrapTrue(bwrap.get()), 1));
+        }
+      }
+      rows.add(
+          new String[] {
+            "cold claim (host, no warm sandbox)",
+            Samples.millis(cold.p50()),
+            Samples.millis(cold.p99()),
+            "warm claim",
+            Samples.millis(warmClaimP50),
+            Samples.millis(warmClaimP99),
+            Samples.ratio(cold.p50(), warmClaimP50),
+            Samples.ratio(cold.p99(), warmClaimP99),
+            ""
+          });
+      if (runcRuns.size() > 0) {
         row(
             "cold create + first exec (daemon, HTTP)",
             coldExec,
-            "runc run of /bin/true",
+            "runc run, same root",
             runcRuns,
             "<= 0.3x");
-      } catch (IOException e) {
-        notes.add("runc baseline skipped: " + e.getMessage());
-      } finally {
-        deleteTree(dir);
       }
-    } else {
-      notes.add("runc baseline skipped: runc is not installed (apt runc)");
-    }
-    Optional<Path> bwrap = Baselines.which("bwrap");
-    if (bwrap.isPresent()) {
-      step("bare bwrap running true, " + n);
-      Samples bare = Baselines.time(Baselines.bwrapTrue(bwrap.get()), n);
-      row("cold create + first exec (daemon, HTTP)", coldExec, "bare bwrap true", bare, "");
+      if (bare.size() > 0) {
+        row("cold create + first exec (daemon, HTTP)", coldExec, "bare bwrap true", bare, "");
+      }
+    } finally {
+      deleteTree(dir);
     }
   }
 
