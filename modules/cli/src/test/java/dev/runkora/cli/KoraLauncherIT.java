@@ -170,6 +170,33 @@ class KoraLauncherIT {
     assertThat(after.err()).contains("kora-sandboxd").doesNotContain(":" + port);
   }
 
+  @Test
+  void benchPrintsEveryFigureWithItsBaseline() throws Exception {
+    Result r =
+        kora(
+            List.of(
+                "bench",
+                "--iterations",
+                "10",
+                "--sandboxes",
+                "20",
+                "--clients",
+                "4",
+                "--seconds",
+                "1"),
+            env(tmp.resolve("home")));
+
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("warm claim over HTTP (claims.json commit)")
+        .contains("GET /healthz")
+        .contains("cold claim (host, no warm sandbox)")
+        .contains("exec `true` round trip (buffered)")
+        .contains("spawn `true` from Java")
+        .contains("20 warm sandboxes: daemon RSS")
+        .contains("4 concurrent clients claiming");
+  }
+
   // ---- helpers ----
 
   private static Path findRoot() {
@@ -223,7 +250,7 @@ class KoraLauncherIT {
     p.getOutputStream().close();
     CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
     String out = read(p.getInputStream());
-    assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+    assertThat(p.waitFor(10, TimeUnit.MINUTES)).isTrue();
     return new Result(p.exitValue(), out, err.get());
   }
 
