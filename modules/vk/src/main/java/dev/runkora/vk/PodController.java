@@ -64,6 +64,9 @@ final class PodController implements AutoCloseable {
   private final Set<String> dirty = new LinkedHashSet<>();
   private final Map<String, V1Pod> gone = new ConcurrentHashMap<>();
   private final Map<String, Integer> failures = new HashMap<>();
+  // What was last pushed per key (UID, phase, pod IP, reason, claim id): the informer's copy lags
+  // behind our own patch, and a second identical patch would only load the API server.
+  private final Map<String, String> pushed = new ConcurrentHashMap<>();
 
   PodController(String nodeName, ApiClient client, ApiClient watchClient, RateLimiter limiter) {
     this.nodeName = nodeName;
@@ -198,6 +201,7 @@ final class PodController implements AutoCloseable {
     }
     V1Pod pod = informer.getIndexer().getByKey(key);
     if (pod == null) {
+      pushed.remove(key);
       return true;
     }
     String uid = pod.getMetadata().getUid();
@@ -260,7 +264,24 @@ final class PodController implements AutoCloseable {
     if (same) {
       return true;
     }
-    return patchStatus(pod, claimId, JSON.deserialize(JSON.serialize(want), Map.class));
+    String signature =
+        pod.getMetadata().getUid()
+            + "|"
+            + want.getPhase()
+            + "|"
+            + want.getPodIP()
+            + "|"
+            + want.getReason()
+            + "|"
+            + claimId;
+    if (signature.equals(pushed.get(key))) {
+      return true;
+    }
+    boolean ok = patchStatus(pod, claimId, JSON.deserialize(JSON.serialize(want), Map.class));
+    if (ok) {
+      pushed.put(key, signature);
+    }
+    return ok;
   }
 
   private boolean patchStatus(V1Pod pod, String claimId, Map<?, ?> status) {

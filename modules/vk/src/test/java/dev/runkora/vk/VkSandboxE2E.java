@@ -42,6 +42,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
@@ -222,6 +223,85 @@ class VkSandboxE2E {
         ApiServerExec.exec(
             client, ns.name(), "exec", "hello sandbox".getBytes(StandardCharsets.UTF_8), "cat");
     assertThat(echoed.stdout()).isEqualTo("hello sandbox");
+  }
+
+  /**
+   * Benchmark, figures printed: Pod create → Running on this node with a warm pool, against Pod
+   * create → bound (scheduled) in the same run. Serial, {@code -Dkora.bench.pods} Pods (20).
+   */
+  @Test
+  void benchmarkCreateToRunningAgainstCreateToBound(TestNamespace ns) throws Exception {
+    int n = Integer.getInteger("kora.bench.pods", 20);
+    var api =
+        new io.kubernetes.client.util.generic.GenericKubernetesApi<>(
+            V1Pod.class,
+            io.kubernetes.client.openapi.models.V1PodList.class,
+            "",
+            "v1",
+            "pods",
+            watchClient());
+    Map<String, Long> bound = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<String, java.util.concurrent.CompletableFuture<Long>> running =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    var watch = api.watch(ns.name(), new io.kubernetes.client.util.generic.options.ListOptions());
+    Thread watcher =
+        Thread.ofPlatform()
+            .daemon()
+            .start(
+                () -> {
+                  try {
+                    for (var event : watch) {
+                      V1Pod p = event.object;
+                      if (p == null || p.getMetadata() == null) {
+                        continue;
+                      }
+                      long now = System.nanoTime();
+                      String name = p.getMetadata().getName();
+                      if (p.getSpec() != null && p.getSpec().getNodeName() != null) {
+                        bound.putIfAbsent(name, now);
+                      }
+                      if (p.getStatus() != null && "Running".equals(p.getStatus().getPhase())) {
+                        running
+                            .computeIfAbsent(
+                                name, k -> new java.util.concurrent.CompletableFuture<>())
+                            .complete(now);
+                      }
+                    }
+                  } catch (RuntimeException e) {
+                    // the watch closed
+                  }
+                });
+    Thread.sleep(500);
+    List<Long> toBound = new ArrayList<>();
+    List<Long> toRunning = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String name = "bench-" + i;
+      var done = running.computeIfAbsent(name, k -> new java.util.concurrent.CompletableFuture<>());
+      long start = System.nanoTime();
+      core.createNamespacedPod(ns.name(), pod(name, null)).execute();
+      long end = done.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      toRunning.add(end - start);
+      toBound.add(bound.getOrDefault(name, end) - start);
+    }
+    watch.close();
+    watcher.join(5000);
+    java.util.Collections.sort(toBound);
+    java.util.Collections.sort(toRunning);
+    System.out.printf(
+        java.util.Locale.ROOT,
+        "vk-sandbox bench (%d pods, serial, warm pool): create->bound p50 %.1f ms p99 %.1f ms;"
+            + " create->Running p50 %.1f ms p99 %.1f ms; Running/bound p50 ratio %.2f%n",
+        n,
+        toBound.get(n / 2) / 1e6,
+        toBound.get(Math.min(n - 1, (int) Math.ceil(n * 0.99) - 1)) / 1e6,
+        toRunning.get(n / 2) / 1e6,
+        toRunning.get(Math.min(n - 1, (int) Math.ceil(n * 0.99) - 1)) / 1e6,
+        (double) toRunning.get(n / 2) / Math.max(1, toBound.get(n / 2)));
+    assertThat(toRunning).hasSize(n);
+  }
+
+  ApiClient watchClient() {
+    return VkSandbox.kube(kubeconfig).watchClient();
   }
 
   @Test
@@ -485,7 +565,7 @@ class VkSandboxE2E {
             0,
             2,
             false,
-            List.of(new SandboxdConfig.Pool("host", "none", "small", 2, 0)),
+            List.of(new SandboxdConfig.Pool("host", "none", "small", 4, 0)),
             "process",
             Map.of(),
             SandboxdConfig.Registry.defaults(),
