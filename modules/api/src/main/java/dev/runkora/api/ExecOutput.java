@@ -11,6 +11,9 @@ public interface ExecOutput {
   /** A chunk of standard error. */
   void stderr(byte[] data);
 
+  /** The daemon killed the command because it outlived its {@code timeout_seconds}. */
+  default void timedOut() {}
+
   /** An output that writes to the given streams and flushes after each chunk. */
   static ExecOutput to(java.io.OutputStream out, java.io.OutputStream err) {
     return new ExecOutput() {

@@ -220,7 +220,8 @@ public final class SandboxdClient implements AutoCloseable {
    * kora's streaming exec with stdin. The body is the exec request on one line, then {@code stdin}
    * (copied until its end, then the command's stdin is closed); the answer is newline-delimited
    * JSON frames {@code {"stream": "stdout"|"stderr", "data": base64}} and a last frame {@code
-   * {"exit_code": n}}. Blank lines are heartbeats.
+   * {"exit_code": n}} (with {@code "timed_out": true} when the timeout ended the command, reported
+   * through {@link ExecOutput#timedOut()}). Blank lines are heartbeats.
    *
    * @param stdin the command's standard input; null for none
    * @return the command's exit code
@@ -448,6 +449,9 @@ public final class SandboxdClient implements AutoCloseable {
     /** Hands one frame to {@code output}; returns the exit code on the terminal frame. */
     static Optional<Integer> dispatch(JsonObject frame, ExecOutput output) {
       if (frame.containsKey("exit_code")) {
+        if (Wire.bool(frame, "timed_out")) {
+          output.timedOut();
+        }
         return Optional.of((int) Wire.number(frame, "exit_code"));
       }
       if (frame.containsKey("error")) {

@@ -93,6 +93,30 @@ class SandboxdClientTest {
   }
 
   @Test
+  void aTimedOutExitFrameIsReported() {
+    boolean[] timedOut = {false};
+    ExecOutput output =
+        new ExecOutput() {
+          @Override
+          public void stdout(byte[] data) {}
+
+          @Override
+          public void stderr(byte[] data) {}
+
+          @Override
+          public void timedOut() {
+            timedOut[0] = true;
+          }
+        };
+
+    assertThat(
+            SandboxdClient.ExecFrames.dispatch(
+                Wire.parseObject("{\"exit_code\":137,\"timed_out\":true}"), output))
+        .contains(137);
+    assertThat(timedOut[0]).isTrue();
+  }
+
+  @Test
   void anErrorFrameBecomesAnApiException() {
     ExecOutput output = ExecOutput.to(new ByteArrayOutputStream(), new ByteArrayOutputStream());
 

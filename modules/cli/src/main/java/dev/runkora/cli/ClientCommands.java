@@ -163,7 +163,7 @@ final class ClientCommands {
                 sandbox.token(),
                 exec,
                 args.flag("stdin") ? console.in() : null,
-                ExecOutput.to(console.out(), console.err()));
+                output(exec));
         executed = System.nanoTime();
       } catch (ApiException e) {
         throw execFailure(e);
@@ -223,7 +223,7 @@ final class ClientCommands {
     }
     InputStream stdin = args.flag("stdin") ? console.in() : null;
     try (SandboxdClient client = connection.client()) {
-      return client.execStream(id, token, exec, stdin, ExecOutput.to(console.out(), console.err()));
+      return client.execStream(id, token, exec, stdin, output(exec));
     } catch (ApiException e) {
       throw execFailure(e);
     }
@@ -402,6 +402,27 @@ final class ClientCommands {
     }
     t.print(console.out());
     return 0;
+  }
+
+  /** Streams to this console and says so when the daemon's timeout ended the command. */
+  private ExecOutput output(ExecRequest exec) {
+    ExecOutput to = ExecOutput.to(console.out(), console.err());
+    return new ExecOutput() {
+      @Override
+      public void stdout(byte[] data) {
+        to.stdout(data);
+      }
+
+      @Override
+      public void stderr(byte[] data) {
+        to.stderr(data);
+      }
+
+      @Override
+      public void timedOut() {
+        console.err().println("kora: the command timed out after " + exec.timeoutSeconds() + " s");
+      }
+    };
   }
 
   /** The sandbox token: {@code --token}, {@code KORA_SANDBOX_TOKEN}, or asked of the daemon. */
