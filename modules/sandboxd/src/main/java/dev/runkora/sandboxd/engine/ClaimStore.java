@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -37,7 +36,15 @@ public final class ClaimStore {
 
   private final Path file;
   private final boolean sync;
-  private final Map<String, Claim> claims = new ConcurrentHashMap<>();
+
+  /** A claim with its JSON, encoded once when stored so that a commit only concatenates. */
+  private record Stored(Claim claim, byte[] json) {
+    static Stored of(Claim claim) {
+      return new Stored(claim, JsonText.compact(toJson(claim)));
+    }
+  }
+
+  private final Map<String, Stored> claims = new ConcurrentHashMap<>();
   private final AtomicLong version = new AtomicLong();
   private final ReentrantLock writer = new ReentrantLock();
   private volatile long written;
@@ -72,7 +79,7 @@ public final class ClaimStore {
         if (!claim.id().equals(entry.getKey())) {
           throw new JsonFormatError("entry \"" + entry.getKey() + "\" has id " + claim.id());
         }
-        store.claims.put(claim.id(), claim);
+        store.claims.put(claim.id(), Stored.of(claim));
       }
     } catch (IOException e) {
       throw KoraException.invalidArgument("cannot read %s: %s", store.file, e.getMessage());
@@ -103,12 +110,12 @@ public final class ClaimStore {
 
   /** Returns a claim by id. */
   public Optional<Claim> get(String id) {
-    return Optional.ofNullable(claims.get(id));
+    return Optional.ofNullable(claims.get(id)).map(Stored::claim);
   }
 
   /** Returns every live claim. */
   public Collection<Claim> all() {
-    return List.copyOf(claims.values());
+    return claims.values().stream().map(Stored::claim).toList();
   }
 
   /** Returns the number of live claims. */
@@ -118,24 +125,39 @@ public final class ClaimStore {
 
   /** Adds or replaces a claim; returns the version to commit. */
   public long put(Claim claim) {
-    claims.put(claim.id(), claim);
+    claims.put(claim.id(), Stored.of(claim));
     return version.incrementAndGet();
   }
 
   /** Replaces a claim only if it is still the given one; returns the version, or -1. */
   public long replace(Claim old, Claim updated) {
-    if (!claims.replace(old.id(), old, updated)) {
-      return -1;
-    }
-    return version.incrementAndGet();
+    var fresh = Stored.of(updated);
+    var swapped = new boolean[1];
+    claims.computeIfPresent(
+        old.id(),
+        (id, current) -> {
+          if (current.claim() != old) {
+            return current;
+          }
+          swapped[0] = true;
+          return fresh;
+        });
+    return swapped[0] ? version.incrementAndGet() : -1;
   }
 
   /** Removes a claim if it is still the given one; returns the version, or -1 when gone. */
   public long remove(Claim claim) {
-    if (!claims.remove(claim.id(), claim)) {
-      return -1;
-    }
-    return version.incrementAndGet();
+    var removed = new boolean[1];
+    claims.computeIfPresent(
+        claim.id(),
+        (id, current) -> {
+          if (current.claim() != claim) {
+            return current;
+          }
+          removed[0] = true;
+          return null;
+        });
+    return removed[0] ? version.incrementAndGet() : -1;
   }
 
   /** Returns the current version. */
@@ -158,22 +180,35 @@ public final class ClaimStore {
         return;
       }
       long current = version.get();
-      var image = new TreeMap<String, Claim>(claims);
-      write(image);
+      write(new TreeMap<String, Stored>(claims));
       written = current;
     } finally {
       writer.unlock();
     }
   }
 
-  private void write(Map<String, Claim> image) throws IOException {
+  private void write(Map<String, Stored> image) throws IOException {
     var failure = injectedFailure;
     if (failure != null) {
       throw failure;
     }
-    var root = JsonText.object();
-    image.forEach((id, claim) -> root.add(id, toJson(claim)));
-    PrivateFiles.replace(file, JsonText.compact(root.build()), sync);
+    var out = new java.io.ByteArrayOutputStream(64 + image.size() * 512);
+    out.write('{');
+    boolean first = true;
+    for (var entry : image.entrySet()) {
+      if (!first) {
+        out.write(',');
+      }
+      first = false;
+      // Ids are sb_ and 16 hex characters (checked on load): nothing to escape.
+      out.write('"');
+      out.write(entry.getKey().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      out.write('"');
+      out.write(':');
+      out.write(entry.getValue().json());
+    }
+    out.write('}');
+    PrivateFiles.replace(file, out.toByteArray(), sync);
   }
 
   /** Makes every later write fail (tests of the rollback path); null to stop. */
@@ -219,13 +254,17 @@ public final class ClaimStore {
               m.bool("read_only", false),
               m.string("workspace", "")));
     }
+    String id = json.requiredString("id");
+    if (!id.matches("sb_[0-9a-f]{16}")) {
+      throw new JsonFormatError("id " + id + " is not a sandbox id");
+    }
     String vmName = json.requiredString("vm_name");
     if (!vmName.startsWith(Ids.VM_PREFIX)) {
       throw new JsonFormatError("vm_name " + vmName + " is not one of ours");
     }
     var deadline = Rfc3339.parse(json.requiredString("deadline"));
     return new Claim(
-        json.requiredString("id"),
+        id,
         vmName,
         PoolKey.of(key.requiredString("template"), key.string("net", ""), key.string("size", "")),
         json.requiredString("token"),
