@@ -91,7 +91,13 @@ public final class Provisioner {
       runtime.create(spec);
       return name;
     } catch (KoraException e) {
-      int status = e.kind() == dev.runkora.spi.core.ErrorKind.INVALID_ARGUMENT ? 400 : 500;
+      int status =
+          switch (e.kind()) {
+            case INVALID_ARGUMENT -> 400;
+            // The node's runtime cannot do what the claim asks (a mount it cannot bind).
+            case UNSUPPORTED -> 409;
+            default -> 500;
+          };
       throw new ApiException(status, "provisioning failed: " + e.getMessage(), e);
     } finally {
       budget.release();
