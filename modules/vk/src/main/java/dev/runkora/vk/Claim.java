@@ -12,6 +12,8 @@ import java.util.Optional;
  * @param podUid the last Pod generation that held the claim (forensics only)
  * @param claimedAt the Pod's start time; never moves
  * @param deadline the cached lease end; empty when unknown
+ * @param owner the controller owner recorded when a deleted Pod's claim was preserved; the owner
+ *     re-check releases the claim once that owner is gone
  */
 record Claim(
     String id,
@@ -19,14 +21,32 @@ record Claim(
     String address,
     String podUid,
     Instant claimedAt,
-    Optional<Instant> deadline) {
+    Optional<Instant> deadline,
+    Optional<Owner> owner) {
+
+  /** A Pod's controller owner reference. */
+  record Owner(String apiVersion, String kind, String name, String uid) {}
+
+  Claim(
+      String id,
+      String token,
+      String address,
+      String podUid,
+      Instant claimedAt,
+      Optional<Instant> deadline) {
+    this(id, token, address, podUid, claimedAt, deadline, Optional.empty());
+  }
 
   Claim withPodUid(String uid) {
-    return new Claim(id, token, address, uid, claimedAt, deadline);
+    return new Claim(id, token, address, uid, claimedAt, deadline, Optional.empty());
   }
 
   Claim withDeadline(Optional<Instant> value) {
-    return new Claim(id, token, address, podUid, claimedAt, value);
+    return new Claim(id, token, address, podUid, claimedAt, value, owner);
+  }
+
+  Claim withOwner(Optional<Owner> value) {
+    return new Claim(id, token, address, podUid, claimedAt, deadline, value);
   }
 
   /** The host part of {@link #address()}, which becomes the Pod IP; the whole value otherwise. */

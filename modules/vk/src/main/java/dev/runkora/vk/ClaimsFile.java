@@ -95,7 +95,15 @@ final class ClaimsFile {
                           c.has("claimedAt") ? Rfc3339.parse(c.requiredString("claimedAt")) : now,
                           c.has("deadline")
                               ? Optional.of(Rfc3339.parse(c.requiredString("deadline")))
-                              : Optional.empty()));
+                              : Optional.empty(),
+                          c.objectField("owner")
+                              .map(
+                                  o ->
+                                      new Claim.Owner(
+                                          o.string("apiVersion", ""),
+                                          o.string("kind", ""),
+                                          o.string("name", ""),
+                                          o.string("uid", "")))));
                 }
               });
     } catch (JsonFormatError e) {
@@ -149,6 +157,16 @@ final class ClaimsFile {
       }
       o.add("claimedAt", Rfc3339.format(c.claimedAt()));
       c.deadline().ifPresent(d -> o.add("deadline", Rfc3339.format(d)));
+      c.owner()
+          .ifPresent(
+              w ->
+                  o.add(
+                      "owner",
+                      Json.createObjectBuilder()
+                          .add("apiVersion", w.apiVersion())
+                          .add("kind", w.kind())
+                          .add("name", w.name())
+                          .add("uid", w.uid())));
       all.add(e.getKey(), o);
     }
     return JsonText.compact(Json.createObjectBuilder().add("claims", all).build());

@@ -76,6 +76,10 @@ final class SandboxPods {
   private final Set<String> quarantined = new HashSet<>();
   private final Map<String, V1Pod> pods = new HashMap<>();
   private final Map<String, String> orphanVerdicts = new HashMap<>();
+  // Owner re-check of preserved claims: key -> [next check (epoch ms), current backoff (ms)].
+  private final Map<String, long[]> recheck = new HashMap<>();
+  static final long RECHECK_FIRST_MS = 10_000;
+  static final long RECHECK_MAX_MS = 600_000;
 
   /**
    * @param owners reads a Pod's controller owner; null = preserve every controller-owned claim
@@ -111,6 +115,13 @@ final class SandboxPods {
     synchronized (this) {
       claims.putAll(loaded);
       quarantined.addAll(loaded.keySet());
+      long first = clock.millis() + RECHECK_FIRST_MS;
+      loaded.forEach(
+          (k, c) -> {
+            if (c.owner().isPresent()) {
+              recheck.put(k, new long[] {first, RECHECK_FIRST_MS});
+            }
+          });
     }
     if (!loaded.isEmpty()) {
       LOG.info("loaded " + loaded.size() + " claims from " + file.path() + "; verifying");
@@ -312,6 +323,7 @@ final class SandboxPods {
       Claim c = claims.get(key);
       if (c != null && !tentative.contains(key) && !quarantined.contains(key)) {
         claims.put(key, c.withPodUid(pod.getMetadata().getUid()));
+        recheck.remove(key);
         pods.put(key, pod);
         adopted(key);
         return;
@@ -459,6 +471,78 @@ final class SandboxPods {
       claims.remove(key);
       tentative.remove(key);
       quarantined.remove(key);
+      recheck.remove(key);
+    }
+  }
+
+  private static String nonNull(String s) {
+    return s == null ? "" : s;
+  }
+
+  /**
+   * The owner re-check (reference §7.3): asks about the recorded owner of every Pod-less preserved
+   * claim, first 10 s after the preserve, then doubling to 10 min, and releases the claim once the
+   * verdict table says the owner is gone. Needed because a namespace deletion removes Pods and
+   * their owner independently. A replacement Pod that adopts the claim ends it.
+   */
+  void recheckOwners() {
+    long now = clock.millis();
+    Map<String, Claim> due = new HashMap<>();
+    synchronized (this) {
+      recheck.forEach(
+          (k, state) -> {
+            Claim c = claims.get(k);
+            if (state[0] <= now
+                && c != null
+                && c.owner().isPresent()
+                && !pods.containsKey(k)
+                && !quarantined.contains(k)
+                && !tentative.contains(k)) {
+              due.put(k, c);
+            }
+          });
+    }
+    boolean changed = false;
+    for (var e : due.entrySet()) {
+      String key = e.getKey();
+      Claim c = e.getValue();
+      Claim.Owner o = c.owner().orElseThrow();
+      String namespace = key.substring(0, key.indexOf('/'));
+      Owners.Verdict verdict =
+          Owners.decide(namespace, o.apiVersion(), o.kind(), o.name(), o.uid(), true, owners);
+      if (!verdict.release()) {
+        synchronized (this) {
+          long[] state = recheck.get(key);
+          if (state != null) {
+            state[1] = Math.min(RECHECK_MAX_MS, state[1] * 2);
+            state[0] = now + state[1];
+          }
+        }
+        continue;
+      }
+      try {
+        sandboxd.release(c.id(), c.token());
+      } catch (ApiException ex) {
+        if (!ex.isNotFound()) {
+          LOG.warning(
+              "owner re-check: cannot release " + c.id() + " of " + key + ": " + ex.getMessage());
+          continue;
+        }
+      }
+      synchronized (this) {
+        if (!pods.containsKey(key)) {
+          withdraw(key, c);
+          changed = true;
+        }
+      }
+      LOG.info("owner re-check: claim " + c.id() + " of " + key + " released: " + verdict.reason());
+    }
+    if (changed) {
+      try {
+        persist();
+      } catch (IOException ex) {
+        LOG.warning("claims state write failed after the owner re-check: " + ex.getMessage());
+      }
     }
   }
 
@@ -524,6 +608,24 @@ final class SandboxPods {
     if (!verdict.release()) {
       synchronized (this) {
         pods.remove(key);
+        Claim current = claims.get(key);
+        if (controller != null && current != null && current.id().equals(c.id())) {
+          claims.put(
+              key,
+              current.withOwner(
+                  Optional.of(
+                      new Claim.Owner(
+                          nonNull(controller.getApiVersion()),
+                          nonNull(controller.getKind()),
+                          nonNull(controller.getName()),
+                          nonNull(controller.getUid())))));
+          recheck.put(key, new long[] {clock.millis() + RECHECK_FIRST_MS, RECHECK_FIRST_MS});
+        }
+      }
+      try {
+        persist();
+      } catch (IOException e) {
+        LOG.warning("claims state write failed after preserving " + key + ": " + e.getMessage());
       }
       LOG.info("pod " + key + " deleted; claim " + c.id() + " preserved: " + verdict.reason());
       return true;

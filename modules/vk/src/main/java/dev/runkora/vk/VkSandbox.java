@@ -146,6 +146,8 @@ public final class VkSandbox implements AutoCloseable {
     loops.scheduleWithFixedDelay(
         guard("claim verification", pods::verify), 15, 15, TimeUnit.SECONDS);
     loops.scheduleWithFixedDelay(guard("lease watch", pods::leaseWatch), 30, 30, TimeUnit.SECONDS);
+    loops.scheduleWithFixedDelay(
+        guard("owner re-check", pods::recheckOwners), 5, 5, TimeUnit.SECONDS);
     if (!config.orphanScanInterval().isZero()) {
       long ms = config.orphanScanInterval().toMillis();
       loops.scheduleWithFixedDelay(

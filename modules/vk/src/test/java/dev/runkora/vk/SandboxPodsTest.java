@@ -275,6 +275,71 @@ class SandboxPodsTest {
     assertThat(status.getPodIP()).isNull();
   }
 
+  static final class ManualClock extends Clock {
+    Instant now = Instant.now();
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  @Test
+  void theOwnerRecheckReleasesAPreservedClaimOnceItsOwnerIsGoneAcrossARestart() {
+    ManualClock clock = new ManualClock();
+    Path state = dir.resolve("claims.json");
+    SandboxPods p = new SandboxPods(sandboxd, new ClaimsFile(state), owners, pushed::add, clock);
+    p.start();
+    ownerAnswers.put("sandboxes/sb", new Owners.Lookup.Found("u1", false));
+    V1Pod pod = pod("a", Map.of(), sandboxOwner("sb", "u1"));
+    p.createPod(pod);
+    String id = p.claimId("ns/a").orElseThrow();
+    p.deletePod(pod);
+    clock.now = clock.now.plusSeconds(11);
+    p.recheckOwners();
+    assertThat(sandboxd.releases).isEmpty();
+    // A restart keeps the recorded owner; the owner goes; the next due re-check releases.
+    SandboxPods restarted =
+        new SandboxPods(sandboxd, new ClaimsFile(state), owners, pushed::add, clock);
+    restarted.start();
+    assertThat(restarted.table().get("ns/a").owner()).isPresent();
+    ownerAnswers.put("sandboxes/sb", new Owners.Lookup.NotFound("sb"));
+    restarted.recheckOwners();
+    assertThat(sandboxd.releases).isEmpty(); // not due yet
+    clock.now = clock.now.plusSeconds(11);
+    restarted.recheckOwners();
+    assertThat(sandboxd.releases).containsExactly(id);
+    assertThat(restarted.table()).isEmpty();
+  }
+
+  @Test
+  void anAdoptingReplacementEndsTheOwnerRecheck() {
+    ManualClock clock = new ManualClock();
+    SandboxPods p =
+        new SandboxPods(
+            sandboxd, new ClaimsFile(dir.resolve("c.json")), owners, pushed::add, clock);
+    p.start();
+    ownerAnswers.put("sandboxes/sb", new Owners.Lookup.Found("u1", false));
+    V1Pod pod = pod("a", Map.of(), sandboxOwner("sb", "u1"));
+    p.createPod(pod);
+    p.deletePod(pod);
+    p.createPod(pod("a", Map.of(), sandboxOwner("sb", "u1")));
+    ownerAnswers.put("sandboxes/sb", new Owners.Lookup.NotFound("sb"));
+    clock.now = clock.now.plusSeconds(3600);
+    p.recheckOwners();
+    assertThat(sandboxd.releases).isEmpty();
+  }
+
   @Test
   void theOrphanScanOnlyReports() {
     SandboxPods p = provider(dir.resolve("claims.json"));

@@ -342,6 +342,29 @@ class VkSandboxE2E {
   }
 
   @Test
+  void aPreservedClaimIsReleasedByTheOwnerRecheckWhenTheOwnerGoesAfterThePod(TestNamespace ns)
+      throws Exception {
+    V1ConfigMap owner =
+        core.createNamespacedConfigMap(
+                ns.name(), new V1ConfigMap().metadata(new V1ObjectMeta().name("later")))
+            .execute();
+    V1OwnerReference ref =
+        new V1OwnerReference()
+            .apiVersion("v1")
+            .kind("ConfigMap")
+            .name("later")
+            .uid(owner.getMetadata().getUid())
+            .controller(true);
+    V1Pod pod = core.createNamespacedPod(ns.name(), pod("orphaned", ref)).execute();
+    awaitRunning(ns.name(), "orphaned");
+    core.deleteNamespacedPod("orphaned", ns.name()).execute();
+    await().atMost(WAIT).until(() -> absent(ns.name(), "orphaned", pod.getMetadata().getUid()));
+    assertThat(sandboxdClient.list(ns.name() + "/orphaned")).hasSize(1);
+    core.deleteNamespacedConfigMap("later", ns.name()).execute();
+    await().atMost(WAIT).until(() -> sandboxdClient.list(ns.name() + "/orphaned").isEmpty());
+  }
+
+  @Test
   void aRestartKeepsTheClaimsAndThePodsRunningWithoutClaimingTwice(TestNamespace ns)
       throws Exception {
     core.createNamespacedPod(ns.name(), pod("kept", null)).execute();
