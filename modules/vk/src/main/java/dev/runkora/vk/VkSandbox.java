@@ -184,6 +184,25 @@ public final class VkSandbox implements AutoCloseable {
       LOG.warning("inventory: cannot read sandboxd (" + e.getMessage() + "); skipped this tick");
       return;
     }
+    if (!node.nodeUid().isEmpty()) {
+      // Deleting the Node garbage-collects its inventory.
+      object.put(
+          "metadata",
+          Map.of(
+              "name",
+              config.nodeName(),
+              "ownerReferences",
+              List.of(
+                  Map.of(
+                      "apiVersion",
+                      "v1",
+                      "kind",
+                      "Node",
+                      "name",
+                      config.nodeName(),
+                      "uid",
+                      node.nodeUid()))));
+    }
     String body = JSON.serialize(object);
     CustomObjectsApi custom = new CustomObjectsApi(client);
     limiter.acquire();
