@@ -1,11 +1,16 @@
 package dev.runkora.plugin.runtime.bwrap;
 
+import dev.runkora.spi.runtime.MountSpec;
 import dev.runkora.spi.runtime.NetworkMode;
 import dev.runkora.spi.runtime.SandboxSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -53,6 +58,11 @@ final class BwrapCommandLine {
     argv.addAll(List.of("--bind", layout.root().toString(), "/"));
     argv.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"));
     for (var mount : spec.mounts()) {
+      var link = linkIntoAnotherBind(spec, mount);
+      if (link.isPresent()) {
+        argv.addAll(List.of("--symlink", link.get(), mount.sandboxPath()));
+        continue;
+      }
       argv.add(mount.readOnly() ? "--ro-bind" : "--bind");
       argv.add(mount.hostPath().toString());
       argv.add(mount.sandboxPath());
@@ -71,6 +81,52 @@ final class BwrapCommandLine {
     argv.addAll(List.of("--info-fd", "3", "--"));
     argv.addAll(KEEP_ALIVE);
     return argv;
+  }
+
+  /**
+   * Returns the link target to make instead of a read-only bind whose host path is a top-level
+   * symbolic link into another read-only bind of the same spec, such as {@code /bin -> usr/bin}
+   * next to a bind of {@code /usr} on a merged-usr host. Inside, the link resolves to the same host
+   * directory, read-only, through the other bind; the sandbox sees the same files as with a bind of
+   * its own, and bubblewrap saves a bind mount (each of which re-reads the host's whole mount
+   * table). Empty when the mount is not such a link, or when the root filesystem has something of
+   * its own at that path (which a bind would cover and a link cannot replace).
+   */
+  static Optional<String> linkIntoAnotherBind(SandboxSpec spec, MountSpec mount) {
+    var host = mount.hostPath();
+    if (!mount.readOnly()
+        || !host.isAbsolute()
+        || host.getNameCount() != 1
+        || !host.toString().equals(mount.sandboxPath())
+        || !Files.isSymbolicLink(host)) {
+      return Optional.empty();
+    }
+    try {
+      var target = Files.readSymbolicLink(host);
+      var resolved = host.getParent().resolve(target).normalize();
+      if (target.isAbsolute()
+          || target.toString().isEmpty()
+          || !resolved.equals(resolved.toRealPath())
+          || Files.exists(
+              spec.rootFilesystem().resolve(host.getFileName()), LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.empty();
+      }
+      for (var other : spec.mounts()) {
+        var otherHost = other.hostPath();
+        if (other != mount
+            && other.readOnly()
+            && otherHost.isAbsolute()
+            && otherHost.toString().equals(other.sandboxPath())
+            && !otherHost.equals(resolved)
+            && resolved.startsWith(otherHost)
+            && otherHost.equals(otherHost.toRealPath())) {
+          return Optional.of(target.toString());
+        }
+      }
+    } catch (IOException e) {
+      // Dangling or unreadable: bind it as asked, and let bubblewrap report what is wrong.
+    }
+    return Optional.empty();
   }
 
   /**

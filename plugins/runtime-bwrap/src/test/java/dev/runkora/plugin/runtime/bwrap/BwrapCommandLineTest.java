@@ -72,6 +72,66 @@ class BwrapCommandLineTest {
   }
 
   @Test
+  void linksBelowTheTopLevelWritableBindsAndRealDirectoriesStayBinds() throws Exception {
+    var lower = java.nio.file.Files.createTempDirectory("kora-cmdline-");
+    try {
+      var usrBin = java.nio.file.Files.createDirectories(lower.resolve("host/usr/bin"));
+      var link =
+          java.nio.file.Files.createSymbolicLink(lower.resolve("host/bin"), Path.of("usr/bin"));
+      var spec =
+          new SandboxSpec(
+              "s1",
+              java.nio.file.Files.createDirectories(lower.resolve("root")),
+              false,
+              List.of(
+                  MountSpec.readOnly(usrBin.getParent(), usrBin.getParent().toString()),
+                  MountSpec.readOnly(link, link.toString()),
+                  MountSpec.readWrite(link, "/work")),
+              ResourceLimits.none(),
+              NetworkMode.NONE,
+              Map.of(),
+              "");
+
+      // Not top-level in this temporary tree, so it stays a bind: only /x links qualify.
+      assertThat(BwrapCommandLine.linkIntoAnotherBind(spec, spec.mounts().get(1))).isEmpty();
+      assertThat(BwrapCommandLine.linkIntoAnotherBind(spec, spec.mounts().get(2))).isEmpty();
+      assertThat(BwrapCommandLine.linkIntoAnotherBind(spec, spec.mounts().get(0))).isEmpty();
+    } finally {
+      try (var paths = java.nio.file.Files.walk(lower)) {
+        for (var path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          java.nio.file.Files.delete(path);
+        }
+      }
+    }
+  }
+
+  @Test
+  void hostBinOnAMergedUsrHostIsALinkIntoTheUsrBind() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        java.nio.file.Files.isSymbolicLink(Path.of("/bin")), "not a merged-usr host");
+    var argv =
+        BwrapCommandLine.create(
+            settings,
+            spec(
+                false,
+                NetworkMode.NONE,
+                List.of(
+                    MountSpec.readOnly(Path.of("/usr"), "/usr"),
+                    MountSpec.readOnly(Path.of("/bin"), "/bin"),
+                    MountSpec.readOnly(Path.of("/etc"), "/etc"))),
+            layout);
+
+    assertThat(Collections.indexOfSubList(argv, List.of("--symlink", "usr/bin", "/bin")))
+        .isNotNegative();
+    assertThat(Collections.indexOfSubList(argv, List.of("--ro-bind", "/usr", "/usr")))
+        .isNotNegative();
+    assertThat(Collections.indexOfSubList(argv, List.of("--ro-bind", "/etc", "/etc")))
+        .isNotNegative();
+    assertThat(Collections.indexOfSubList(argv, List.of("--ro-bind", "/bin", "/bin")))
+        .isEqualTo(-1);
+  }
+
+  @Test
   void sandboxRunsTheKeepAliveWithItsBaseEnvironmentAndReportsToFd3() {
     var argv = BwrapCommandLine.create(settings, spec(false, NetworkMode.NONE, List.of()), layout);
 

@@ -33,8 +33,12 @@ class CreateToFirstExecBenchmark {
   void printCreateToFirstExecAndWarmExecFigures() throws Exception {
     var work = Files.createTempDirectory("kora-runtime-bench-");
     var root = TestRootFilesystem.host(work.resolve("root"));
+    var mountsBefore = mountCount();
     var bwrap = measure(new BwrapRuntimeProvider(), work.resolve("bwrap"), root);
     var process = measure(new ProcessRuntimeProvider(), work.resolve("process"), root);
+    var bareBwrap = timeCommand(bareBwrap(root));
+    var spawnTrue = timeCommand(List.of("/bin/true"));
+    var runc = runcBaseline(work.resolve("runc"));
 
     System.out.printf(
         "%nruntime benchmark, %d runs each (ms):%n"
@@ -58,7 +62,153 @@ class CreateToFirstExecBenchmark {
         bwrap.delete().p99(),
         process.delete().p50(),
         process.delete().p99());
+    System.out.printf(
+        "  baselines           bare bwrap (same binds) true p50 %.2f p99 %.2f"
+            + " | spawn true from Java p50 %.2f p99 %.2f%s%n"
+            + "  ratios p50          create->first exec / bare bwrap %.1fx%s"
+            + " | warm exec / spawn true %.1fx%n"
+            + "  host mounts (lines of /proc/self/mountinfo) %d before, %d after%n",
+        bareBwrap.p50(),
+        bareBwrap.p99(),
+        spawnTrue.p50(),
+        spawnTrue.p99(),
+        runc.map(r -> " | runc run p50 %.2f p99 %.2f".formatted(r.p50(), r.p99())).orElse(""),
+        bwrap.createToExec().p50() / bareBwrap.p50(),
+        runc.map(r -> " / runc run %.2fx".formatted(bwrap.createToExec().p50() / r.p50()))
+            .orElse(""),
+        bwrap.warmExec().p50() / spawnTrue.p50(),
+        mountsBefore,
+        mountCount());
   }
+
+  private static long mountCount() throws java.io.IOException {
+    return Files.readAllLines(Path.of("/proc/self/mountinfo")).size();
+  }
+
+  /** bubblewrap alone with the sandbox's namespaces and the root's binds, running {@code true}. */
+  private static List<String> bareBwrap(TestRootFilesystem root) {
+    var argv = new ArrayList<String>();
+    argv.addAll(
+        List.of(
+            "/usr/bin/bwrap",
+            "--unshare-user",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--bind",
+            root.root().toString(),
+            "/",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/tmp"));
+    for (var mount : root.mounts()) {
+      argv.addAll(List.of("--ro-bind", mount.hostPath().toString(), mount.sandboxPath()));
+    }
+    argv.addAll(List.of("--remount-ro", "/", "--", "/usr/bin/true"));
+    return argv;
+  }
+
+  private static Percentiles timeCommand(List<String> argv) throws Exception {
+    var nanos = new ArrayList<Long>();
+    for (int i = 0; i < WARMUP + RUNS; i++) {
+      var start = System.nanoTime();
+      var process =
+          new ProcessBuilder(argv)
+              .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectErrorStream(true)
+              .start();
+      var exit = process.waitFor();
+      if (exit != 0) {
+        throw new IllegalStateException(argv + " exited " + exit);
+      }
+      if (i >= WARMUP) {
+        nanos.add(System.nanoTime() - start);
+      }
+    }
+    return Percentiles.of(nanos);
+  }
+
+  /**
+   * {@code runc run} of the {@code host} template's root: an empty read-only root with the host's
+   * {@code /usr} and {@code /etc} bound read-only and its top-level links reproduced. Empty when
+   * runc is not installed.
+   */
+  private static java.util.Optional<Percentiles> runcBaseline(Path dir) throws Exception {
+    var runc = Path.of("/usr/sbin/runc");
+    if (!Files.isExecutable(runc)) {
+      runc = Path.of("/usr/bin/runc");
+    }
+    if (!Files.isExecutable(runc)) {
+      return java.util.Optional.empty();
+    }
+    var rootfs = Files.createDirectories(dir.resolve("rootfs"));
+    var binds = new StringBuilder();
+    for (var top : List.of("usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32")) {
+      var host = Path.of("/", top);
+      if (Files.isSymbolicLink(host)) {
+        Files.createSymbolicLink(rootfs.resolve(top), Files.readSymbolicLink(host));
+      } else if (Files.isDirectory(host)) {
+        Files.createDirectories(rootfs.resolve(top));
+        binds.append(
+            ",{\"destination\":\"/%s\",\"type\":\"bind\",\"source\":\"/%s\",\"options\":[\"rbind\",\"ro\"]}"
+                .formatted(top, top));
+      }
+    }
+    for (var top : List.of("proc", "dev", "tmp")) {
+      Files.createDirectories(rootfs.resolve(top));
+    }
+    Files.writeString(dir.resolve("config.json"), RUNC_CONFIG.formatted(binds));
+    var state = Files.createDirectories(dir.resolve("state"));
+    var pid = ProcessHandle.current().pid();
+    var nanos = new ArrayList<Long>();
+    for (int i = 0; i < WARMUP + RUNS; i++) {
+      var argv =
+          List.of(
+              runc.toString(),
+              "--root",
+              state.toString(),
+              "run",
+              "--bundle",
+              dir.toString(),
+              "kora-bench-" + pid + "-" + i);
+      var start = System.nanoTime();
+      var process =
+          new ProcessBuilder(argv)
+              .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+              .redirectOutput(ProcessBuilder.Redirect.PIPE)
+              .redirectErrorStream(true)
+              .start();
+      var output = new String(process.getInputStream().readAllBytes());
+      if (process.waitFor() != 0) {
+        System.out.println("runc baseline skipped: " + output.strip());
+        return java.util.Optional.empty();
+      }
+      if (i >= WARMUP) {
+        nanos.add(System.nanoTime() - start);
+      }
+    }
+    return java.util.Optional.of(Percentiles.of(nanos));
+  }
+
+  private static final String RUNC_CONFIG =
+      """
+      {"ociVersion":"1.0.2","process":{"terminal":false,"user":{"uid":0,"gid":0},
+       "args":["/usr/bin/true"],"env":["PATH=/usr/bin:/bin"],"cwd":"/",
+       "capabilities":{"bounding":["CAP_KILL"],"effective":["CAP_KILL"],"permitted":["CAP_KILL"]},
+       "noNewPrivileges":true},
+       "root":{"path":"rootfs","readonly":true},"hostname":"kora-bench",
+       "mounts":[{"destination":"/proc","type":"proc","source":"proc"},
+        {"destination":"/dev","type":"tmpfs","source":"tmpfs",
+         "options":["nosuid","strictatime","mode=755","size=65536k"]},
+        {"destination":"/tmp","type":"tmpfs","source":"tmpfs","options":["nosuid","nodev"]}%s],
+       "linux":{"namespaces":[{"type":"pid"},{"type":"ipc"},{"type":"uts"},{"type":"mount"},
+        {"type":"network"}]}}
+      """;
 
   private record Percentiles(double p50, double p99) {
     static Percentiles of(List<Long> nanos) {
