@@ -25,14 +25,18 @@ class SandboxdBench {
   void printFigures() throws Exception {
     String runtime = System.getProperty("bench.runtime", "bwrap");
     int warm = 20;
+    // -Dbench.data=/dev/shm puts the state on memory, to tell the claims.json commit from the rest.
+    Path data =
+        Files.createTempDirectory(
+            Path.of(System.getProperty("bench.data", temp.toString())), "data");
     var config =
-        SandboxdConfig.defaults(temp.resolve("data"))
+        SandboxdConfig.defaults(data)
             .withListen("127.0.0.1", 0)
             .withPools(List.of(new SandboxdConfig.Pool("host", "none", "small", warm, 0)))
             .withRuntime(runtime, Map.of());
     try (var daemon = Sandboxd.start(config);
         var http = new RawHttp(daemon.port())) {
-      String root = Files.readString(temp.resolve("data/root-token")).strip();
+      String root = Files.readString(data.resolve("root-token")).strip();
       try {
         measure(daemon, http, root, runtime, warm);
       } finally {
@@ -56,6 +60,20 @@ class SandboxdBench {
         http.call("GET", "/healthz", null, null);
         health[i] = System.nanoTime() - t0;
       }
+      long[] info = new long[100];
+      for (int i = 0; i < info.length; i++) {
+        long t0 = System.nanoTime();
+        http.call("GET", "/v1/info", root, null);
+        info[i] = System.nanoTime() - t0;
+      }
+      report("info", info, health);
+      long[] listing = new long[100];
+      for (int i = 0; i < listing.length; i++) {
+        long t0 = System.nanoTime();
+        http.call("GET", "/v1/sandboxes", root, "{\"x\":1}");
+        listing[i] = System.nanoTime() - t0;
+      }
+      report("list with body", listing, health);
       long[] warmClaims = new long[40];
       String id = null;
       String token = null;
@@ -69,6 +87,18 @@ class SandboxdBench {
         warmClaims[i] = System.nanoTime() - t0;
         id = json.getString("id");
         token = json.getString("token");
+      }
+      // The same, with refills off (target 0 while the stack still holds sandboxes): what a claim
+      // costs by itself, without the refill it starts competing for the CPU.
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(() -> daemon.info().pools().getFirst().warm() >= 15);
+      http.call("PUT", "/v1/pools", root, "{\"pools\":[{\"template\":\"host\",\"warm\":0}]}");
+      long[] quietClaims = new long[12];
+      for (int i = 0; i < quietClaims.length; i++) {
+        long t0 = System.nanoTime();
+        http.call("POST", "/v1/claim", root, "{\"template\":\"host\"}");
+        quietClaims[i] = System.nanoTime() - t0;
       }
       long[] coldClaims = new long[10];
       for (int i = 0; i < coldClaims.length; i++) {
@@ -92,6 +122,7 @@ class SandboxdBench {
           "BENCH runtime=%s load %s", runtime, Files.readString(Path.of("/proc/loadavg")));
       report("healthz", health, null);
       report("warm claim", warmClaims, health);
+      report("warm, no refill", quietClaims, health);
       report("cold claim", coldClaims, warmClaims);
       report("exec true", execs, spawns);
       report("java spawn true", spawns, null);
