@@ -3,6 +3,7 @@ package dev.runkora.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.runkora.api.ClaimMount;
 import dev.runkora.api.PoolKey;
 import dev.runkora.api.PoolSpec;
 import java.io.ByteArrayOutputStream;
@@ -141,6 +142,31 @@ class MainTest {
     assertThatThrownBy(() -> ClientCommands.parsePool("host")).isInstanceOf(UsageException.class);
     assertThatThrownBy(() -> ClientCommands.parsePool("host=-1"))
         .isInstanceOf(UsageException.class);
+  }
+
+  @Test
+  void mountOptionsBecomeClaimMounts() {
+    Args args =
+        Args.parse(
+            List.of("--mount", "/srv:/data:ro", "--mount", "/x:/y", "--workspace", "w:/work"),
+            ClientCommands.CLAIM);
+
+    assertThat(ClientCommands.mounts(args))
+        .containsExactly(
+            ClaimMount.hostPath("/srv", "/data", true),
+            ClaimMount.hostPath("/x", "/y", false),
+            ClaimMount.workspace("w", "/work", 0));
+    assertThatThrownBy(
+            () ->
+                ClientCommands.mounts(
+                    Args.parse(List.of("--mount", "/srv:/data:rx"), ClientCommands.CLAIM)))
+        .isInstanceOf(UsageException.class);
+    assertThatThrownBy(
+            () ->
+                ClientCommands.mounts(
+                    Args.parse(List.of("--mount", "/srv:relative"), ClientCommands.CLAIM)))
+        .isInstanceOf(UsageException.class)
+        .hasMessageContaining("absolute");
   }
 
   @Test

@@ -21,12 +21,17 @@ final class Baselines {
     Process p =
         new ProcessBuilder(command)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .start();
+    byte[] err = p.getErrorStream().readAllBytes();
     int exit = p.waitFor();
     if (exit != 0) {
-      throw new IOException(String.join(" ", command) + " exited " + exit);
+      throw new IOException(
+          command.getFirst()
+              + " exited "
+              + exit
+              + ": "
+              + new String(err, java.nio.charset.StandardCharsets.UTF_8).strip());
     }
   }
 
@@ -54,23 +59,35 @@ final class Baselines {
     return Optional.empty();
   }
 
-  /** Bare bubblewrap running {@code true} with the host root read-only and every namespace. */
-  static List<String> bwrapTrue(Path bwrap) {
-    return List.of(
-        bwrap.toString(),
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-        "--unshare-all",
-        "--die-with-parent",
-        "--",
-        "true");
+  /**
+   * Bare bubblewrap running {@code true} in the {@code host} template's root (the host's {@code
+   * /usr} and {@code /etc} read-only, its top-level links reproduced) with every namespace. Not
+   * {@code --ro-bind / /}: that recursive bind races with the daemon's sandboxes mounting and
+   * unmounting beside it.
+   */
+  static List<String> bwrapTrue(Path bwrap) throws IOException {
+    List<String> argv = new java.util.ArrayList<>(List.of(bwrap.toString()));
+    for (String top : List.of("usr", "etc", "bin", "sbin", "lib", "lib64")) {
+      Path host = Path.of("/", top);
+      if (Files.isSymbolicLink(host)) {
+        argv.addAll(List.of("--symlink", Files.readSymbolicLink(host).toString(), "/" + top));
+      } else if (Files.isDirectory(host)) {
+        argv.addAll(List.of("--ro-bind", host.toString(), "/" + top));
+      }
+    }
+    argv.addAll(
+        List.of(
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+            "--unshare-all",
+            "--die-with-parent",
+            "--",
+            "/usr/bin/true"));
+    return argv;
   }
 
   /**

@@ -153,6 +153,8 @@ public final class Bench {
   }
 
   private long warmClaimP50;
+  private int baselineFailures;
+  private String lastBaselineFailure = "";
   private long warmClaimP99;
 
   // ---- 2. cold claim against warm claim; 3. cold create + first exec against runc ----
@@ -203,11 +205,17 @@ public final class Bench {
         }
         cold.add(claimed - t0);
         coldExec.add(executed - t0);
-        if (bundle != null) {
-          runcRuns.addAll(Baselines.timeRunc(runc.get(), bundle, 1, state, i + 10));
-        }
-        if (bwrap.isPresent()) {
-          bare.addAll(Baselines.time(Baselines.bwrapTrue(bwrap.get()), 1));
+        // A failed baseline run costs its sample, not the whole benchmark.
+        try {
+          if (bundle != null) {
+            runcRuns.addAll(Baselines.timeRunc(runc.get(), bundle, 1, state, i + 10));
+          }
+          if (bwrap.isPresent()) {
+            bare.addAll(Baselines.time(Baselines.bwrapTrue(bwrap.get()), 1));
+          }
+        } catch (IOException e) {
+          baselineFailures++;
+          lastBaselineFailure = e.getMessage();
         }
       }
       rows.add(
@@ -222,6 +230,10 @@ public final class Bench {
             Samples.ratio(cold.p99(), warmClaimP99),
             ""
           });
+      if (baselineFailures > 0) {
+        notes.add(
+            baselineFailures + " baseline runs failed, the last with: " + lastBaselineFailure);
+      }
       if (runcRuns.size() > 0) {
         row(
             "cold create + first exec (daemon, HTTP)",
