@@ -173,6 +173,17 @@ class ClaimLifecycleTest extends DaemonFixture {
   }
 
   @Test
+  void failedClaimsGiveTheirSlotBack() throws Exception {
+    start(config(0, 1));
+    assertThat(claim(ROOT, "{\"template\":\"test/missing\"}").status()).isEqualTo(404);
+    runtime.failCreates = dev.runkora.spi.core.KoraException.resourceExhausted("host is full");
+    assertThat(claim(ROOT, "{\"template\":\"host\"}").status()).isEqualTo(500);
+    runtime.failCreates = null;
+    assertThat(claim(ROOT, "{\"template\":\"host\"}").status()).isEqualTo(200);
+    assertThat(claim(ROOT, "{\"template\":\"host\"}").status()).isEqualTo(429);
+  }
+
+  @Test
   void drainAnswers429AndDestroysWarmUntilLifted() throws Exception {
     startWarm(2);
     var info = api.post("/v1/drain", ROOT, null);

@@ -63,10 +63,11 @@ public final class Claims {
     PoolKey key = request.key();
     provisioner.checkServable(key);
     long lease = Lease.grant(request.ttlSeconds());
-    var mounts = resolveMounts(request, tenant, operator);
     admission.admit(tenant);
+    boolean admitted = true;
     String vm = null;
     try {
+      var mounts = resolveMounts(request, tenant, operator);
       Tier tier;
       var runtime = provisioner.runtime();
       boolean live =
@@ -110,10 +111,13 @@ public final class Claims {
       }
       metrics.claimed(tier, System.nanoTime() - start);
       vm = null;
+      admitted = false;
       return claim;
     } finally {
-      if (vm != null) {
+      if (admitted) {
         admission.leave(tenant);
+      }
+      if (vm != null) {
         provisioner.destroy(vm);
       }
     }
