@@ -50,6 +50,7 @@ final class PodController implements AutoCloseable {
   private final CoreV1Api core;
   private final RateLimiter limiter;
   private SandboxPods pods;
+  private final PodEvents events;
   private final SharedInformerFactory factory;
   private final SharedIndexInformer<V1Pod> informer;
   private final ExecutorService workers =
@@ -68,8 +69,14 @@ final class PodController implements AutoCloseable {
   // behind our own patch, and a second identical patch would only load the API server.
   private final Map<String, String> pushed = new ConcurrentHashMap<>();
 
-  PodController(String nodeName, ApiClient client, ApiClient watchClient, RateLimiter limiter) {
+  PodController(
+      String nodeName,
+      ApiClient client,
+      ApiClient watchClient,
+      RateLimiter limiter,
+      boolean disablePodEvents) {
     this.nodeName = nodeName;
+    this.events = new PodEvents(nodeName, client, limiter, disablePodEvents);
     this.client = client;
     this.core = new CoreV1Api(client);
     this.limiter = limiter;
@@ -220,7 +227,12 @@ final class PodController implements AutoCloseable {
         return true;
       }
       try {
-        pods.createPod(pod);
+        boolean adopted = pods.createPod(pod);
+        String id = pods.claimId(key).orElse("");
+        events.normal(
+            pod,
+            adopted ? "SandboxAdopted" : "SandboxClaimed",
+            adopted ? "adopted the preserved sandbox " + id : "claimed sandbox " + id);
       } catch (IllegalArgumentException | IllegalStateException e) {
         if (pods.isQuarantined(key)) {
           LOG.info("pod " + key + " waits for claim verification: " + e.getMessage());
@@ -228,6 +240,7 @@ final class PodController implements AutoCloseable {
         }
         boolean never = "Never".equals(pod.getSpec().getRestartPolicy());
         LOG.info("pod " + key + ": create failed: " + e.getMessage());
+        events.warning(pod, "ProviderCreateFailed", String.valueOf(e.getMessage()));
         patchStatus(
             pod,
             null,
@@ -349,6 +362,7 @@ final class PodController implements AutoCloseable {
 
   @Override
   public void close() {
+    events.close();
     factory.stopAllRegisteredInformers();
     retries.shutdownNow();
     workers.shutdownNow();

@@ -303,9 +303,10 @@ final class SandboxPods {
    * CreatePod (reference §5): adopts a settled claim for the key in place, or claims a sandbox.
    *
    * @throws IllegalArgumentException for a Pod that breaks the contract (no claim was made)
+   * @return true when the Pod adopted a preserved claim, false when a sandbox was claimed
    * @throws IllegalStateException when the claim cannot be made or kept now (retry later)
    */
-  void createPod(V1Pod pod) {
+  boolean createPod(V1Pod pod) {
     String key = key(pod);
     Map<String, String> ann = annotations(pod);
     String runtime = ann.getOrDefault(ANNOTATION_RUNTIME, "");
@@ -326,7 +327,7 @@ final class SandboxPods {
         recheck.remove(key);
         pods.put(key, pod);
         adopted(key);
-        return;
+        return true;
       }
     }
     clearStranded(key);
@@ -407,6 +408,7 @@ final class SandboxPods {
     }
     LOG.fine("claimed " + claim.id() + " for " + key);
     statusChanged.accept(key);
+    return false;
   }
 
   private void adopted(String key) {

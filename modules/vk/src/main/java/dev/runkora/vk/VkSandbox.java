@@ -79,7 +79,9 @@ public final class VkSandbox implements AutoCloseable {
             .claimTimeout(Duration.ofSeconds(10))
             .build();
     this.sandboxd = SandboxdPort.of(sandboxdClient);
-    this.podController = new PodController(config.nodeName(), client, kube.watchClient(), limiter);
+    this.podController =
+        new PodController(
+            config.nodeName(), client, kube.watchClient(), limiter, config.disablePodEvents());
     this.pods =
         new SandboxPods(
             sandboxd,

@@ -429,6 +429,16 @@ class VkSandboxE2E {
               assertThat(p.getStatus().getReason()).isEqualTo("ProviderFailed");
               assertThat(p.getStatus().getMessage()).contains("sandboxd");
             });
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                core.listNamespacedEvent(ns.name()).execute().getItems().stream()
+                    .anyMatch(
+                        e ->
+                            "ProviderCreateFailed".equals(e.getReason())
+                                && "Warning".equals(e.getType())
+                                && "nowhere".equals(e.getInvolvedObject().getName())));
   }
 
   // ---- helpers ----
