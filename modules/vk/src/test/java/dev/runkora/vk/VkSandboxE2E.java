@@ -90,17 +90,24 @@ class VkSandboxE2E {
     kubeconfig = writeKubeconfig(client, temp.resolve("kubeconfig"));
     installCrds(client);
     nodeName = "vk-e2e-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    List<String> extra =
+        Boolean.getBoolean("kora.bench.disablePodEvents")
+            ? List.of("--disable-pod-events")
+            : List.of();
     config =
         VkConfig.parse(
-            List.of(
-                "--node-name=" + nodeName,
-                "--node-ip=127.0.0.1",
-                "--listen-addr=127.0.0.1:" + freePort(),
-                "--sandboxd-url=http://127.0.0.1:" + sandboxd.port(),
-                "--sandboxd-token-file=" + token,
-                "--state-path=" + temp.resolve("state/claims.json"),
-                "--publish-inventory",
-                "--publish-interval=2s"),
+            java.util.stream.Stream.concat(
+                    extra.stream(),
+                    java.util.stream.Stream.of(
+                        "--node-name=" + nodeName,
+                        "--node-ip=127.0.0.1",
+                        "--listen-addr=127.0.0.1:" + freePort(),
+                        "--sandboxd-url=http://127.0.0.1:" + sandboxd.port(),
+                        "--sandboxd-token-file=" + token,
+                        "--state-path=" + temp.resolve("state/claims.json"),
+                        "--publish-inventory",
+                        "--publish-interval=2s"))
+                .toList(),
             Map.of());
     vk = VkSandbox.start(config, kubeconfig);
   }
