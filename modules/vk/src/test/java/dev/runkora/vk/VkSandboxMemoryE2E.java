@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -39,37 +38,17 @@ class VkSandboxMemoryE2E {
     Files.writeString(token, VkSandboxE2E.ROOT);
     Path kubeconfig = VkSandboxE2E.writeKubeconfig(client, temp.resolve("kubeconfig"));
     String nodeName = "vk-mem-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(
+    List<String> flags =
         List.of(
-            "--module-path",
-            System.getProperty("jdk.module.path"),
-            // Automatic modules (client-java) do not pull in their own dependencies.
-            "--add-modules",
-            "ALL-MODULE-PATH",
-            "--class-path",
-            System.getProperty("java.class.path"),
-            "--add-exports",
-            "okhttp3/okhttp3.internal.tls=io.kubernetes.client.java.api",
-            "--add-exports",
-            "okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api",
-            "-m",
-            "dev.runkora.vk/dev.runkora.vk.Main",
             "--node-name=" + nodeName,
             "--node-ip=127.0.0.1",
             "--listen-addr=127.0.0.1:" + VkSandboxE2E.freePort(),
             "--sandboxd-url=http://127.0.0.1:" + sandboxdPort,
             "--sandboxd-token-file=" + token,
-            "--state-path=" + temp.resolve("state/claims.json")));
-    ProcessBuilder b =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(temp.resolve("vk.log").toFile());
-    b.environment().put("KUBECONFIG", kubeconfig.toString());
+            "--state-path=" + temp.resolve("state/claims.json"));
     try (Sandboxd sandboxd = VkSandboxE2E.startSandboxd(temp, sandboxdPort)) {
       assertThat(sandboxd.port()).isEqualTo(sandboxdPort);
-      Process vk = b.start();
+      Process vk = VkProcess.start(kubeconfig, temp.resolve("vk.log"), flags);
       try {
         await()
             .atMost(Duration.ofSeconds(60))
