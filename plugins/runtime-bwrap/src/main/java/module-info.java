@@ -1,7 +1,8 @@
 /**
  * The {@code bwrap} runtime: sandboxes made with bubblewrap (Linux user, mount, pid, ipc, uts and
  * optionally network namespaces) on a copy-on-write view of a root filesystem, limited with cgroup
- * v1 controllers, entered for each command with {@code nsenter}.
+ * v1 controllers. Commands are forked on request by a small agent already inside each sandbox (the
+ * host's static busybox shell), reached through named pipes.
  *
  * <p>It needs root (for cgroups and the host-side overlay and bind mounts), {@code bwrap} 0.8 or
  * newer, util-linux ({@code nsenter}, {@code mount}) and a static {@code busybox} on the host. It

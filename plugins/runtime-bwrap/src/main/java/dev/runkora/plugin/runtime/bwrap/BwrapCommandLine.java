@@ -25,14 +25,102 @@ final class BwrapCommandLine {
   /** Where the sandbox's live-mount area appears inside it (a slave of the host's shared one). */
   static final String LIVE = "/dev/.kora/live";
 
+  /** Where the exec agent's requests appear inside the sandbox (below the live area). */
+  static final String EXEC = LIVE + "/exec";
+
   /**
-   * The program that keeps a sandbox alive. bubblewrap without {@code --as-pid-1} runs its own
-   * small init as pid 1 of the sandbox's pid namespace: it waits for every child, so orphans of
-   * commands (which the kernel re-parents to pid 1) are reaped, and it lives exactly as long as its
-   * first child. That first child is this sleep, from the host's static busybox so that it runs in
-   * any root filesystem. Killing pid 1 makes the kernel kill everything in the namespace.
+   * The sandbox's exec agent, a loop of the static busybox's shell. It reads request ids from the
+   * control pipe (held open read-write, so it never sees an end) and runs each request in a child:
+   * that child opens the request's status pipe, forks the command with the request's pipes as
+   * stdin, stdout and stderr, reports the command's pid, waits, and reports its exit code (128 +
+   * the signal for a signal). The command's shell reads the request's script, which changes
+   * directory, sets exactly the request's environment and execs the program. {@code jobs} reaps the
+   * finished children. An id that is not a number is ignored.
    */
-  static final List<String> KEEP_ALIVE = List.of(BUSYBOX, "sleep", "2147483647");
+  static final String AGENT =
+      "exec 7<>"
+          + EXEC
+          + "/ctl || exit 1; while read -r id <&7; do jobs >/dev/null;"
+          + " case $id in ''|*[!0-9]*) continue;; esac; d="
+          + EXEC
+          + "/$id;"
+          + " { ( exec 7<&- 8>&-; . \"$d/cmd\" ) <\"$d/in\" >\"$d/out\" 2>\"$d/err\" &"
+          + " echo $! >&8; wait $!; echo $? >&8; } 7<&- 8>\"$d/status\" & done";
+
+  /**
+   * The program that keeps a sandbox alive: the exec agent. bubblewrap without {@code --as-pid-1}
+   * runs its own small init as pid 1 of the sandbox's pid namespace: it waits for every child, so
+   * orphans of commands (which the kernel re-parents to pid 1) are reaped, and it lives exactly as
+   * long as its first child, this agent, from the host's static busybox so that it runs in any root
+   * filesystem. Killing pid 1 makes the kernel kill everything in the namespace.
+   */
+  static final List<String> KEEP_ALIVE = List.of(BUSYBOX, "sh", "-c", AGENT, "kora-agent");
+
+  /**
+   * The keep-alive where named pipes cannot be made (and of sandboxes made by earlier versions): a
+   * sleep, with commands entered through nsenter.
+   */
+  static final List<String> SLEEP = List.of(BUSYBOX, "sleep", "2147483647");
+
+  /** Variables of the agent's shell that a request cannot set with {@code export}. */
+  private static final java.util.Set<String> SHELL_SPECIAL =
+      java.util.Set.of(
+          "IFS",
+          "PPID",
+          "OPTIND",
+          "OPTARG",
+          "PS1",
+          "PS2",
+          "PS4",
+          "LINENO",
+          "RANDOM",
+          "SECONDS",
+          "HISTFILE",
+          "HISTSIZE",
+          "ENV",
+          "MAIL",
+          "MAILPATH",
+          "MAILCHECK",
+          "FUNCNAME");
+
+  private static final java.util.regex.Pattern SHELL_NAME =
+      java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+  /**
+   * Returns the script the exec agent runs for one command: change to the working directory (exit
+   * 126 when that fails), drop the agent shell's own exported variables, export exactly the given
+   * environment and exec the program (already resolved to a path, so that the shell never runs one
+   * of busybox's built-in applets instead of the sandbox's program) with its own {@code argv[0]}. A
+   * variable the shell cannot export is passed through busybox {@code env -i}.
+   */
+  static String agentScript(
+      String workingDirectory, Map<String, String> env, String program, List<String> argv) {
+    var script = new StringBuilder();
+    script.append("cd -- ").append(quote(workingDirectory)).append(" || exit 126\n");
+    script.append("unset SHLVL OLDPWD PWD PATH\n");
+    boolean plain =
+        env.keySet().stream()
+            .allMatch(key -> SHELL_NAME.matcher(key).matches() && !SHELL_SPECIAL.contains(key));
+    if (plain) {
+      env.forEach(
+          (key, value) ->
+              script.append("export ").append(key).append('=').append(quote(value)).append('\n'));
+      script.append("exec -a ").append(quote(argv.getFirst())).append(' ').append(quote(program));
+    } else {
+      script.append("exec ").append(BUSYBOX).append(" env -i");
+      env.forEach((key, value) -> script.append(' ').append(quote(key + "=" + value)));
+      script.append(' ').append(quote(program));
+    }
+    for (var argument : argv.subList(1, argv.size())) {
+      script.append(' ').append(quote(argument));
+    }
+    return script.append('\n').toString();
+  }
+
+  /** Quotes a word for the shell: single quotes, each quote in it as {@code '\''}. */
+  static String quote(String word) {
+    return "'" + word.replace("'", "'\\''") + "'";
+  }
 
   /** The standard PATH when the sandbox's environment gives none. */
   static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -78,8 +166,11 @@ final class BwrapCommandLine {
     argv.addAll(List.of("--chdir", "/", "--clearenv"));
     baseEnvironment(spec.env())
         .forEach((key, value) -> argv.addAll(List.of("--setenv", key, value)));
+    // Mounting is the host's job (live mounts enter through nsenter): without CAP_SYS_ADMIN in its
+    // user namespace, nothing in the sandbox can remount a read-only bind writable again.
+    argv.addAll(List.of("--cap-drop", "CAP_SYS_ADMIN"));
     argv.addAll(List.of("--info-fd", "3", "--"));
-    argv.addAll(KEEP_ALIVE);
+    argv.addAll(Fifo.available() ? KEEP_ALIVE : SLEEP);
     return argv;
   }
 

@@ -44,7 +44,8 @@ import java.util.regex.Pattern;
  *   <li>one cgroup per v1 controller, {@code <controller>/<parent>/<name>}, which every process of
  *       the sandbox joins before it enters;
  *   <li>a bubblewrap process tree: bubblewrap's init as pid 1 of new pid, mount, ipc, uts (and
- *       user, and for {@code none} network) namespaces, and a keep-alive child. It runs in a
+ *       user, and for {@code none} network) namespaces, and the exec agent as its first child,
+ *       which forks the commands of {@link #exec} (see {@link AgentExecProcess}). It runs in a
  *       session of its own with no pipe to the JVM, so it outlives the process that made it.
  * </ul>
  *
@@ -160,6 +161,10 @@ final class BwrapRuntime implements SandboxRuntime {
     cgroups.create(spec.name(), spec.limits());
     mounts.mountRoot(spec.rootFilesystem().toAbsolutePath(), layout);
     mounts.mountLiveArea(layout.live());
+    Files.createDirectory(layout.execDir());
+    if (Fifo.available()) {
+      Fifo.make(layout.execDir().resolve("ctl"));
+    }
     var state =
         new SandboxState(
             spec.name(),
@@ -204,18 +209,20 @@ final class BwrapRuntime implements SandboxRuntime {
   }
 
   /**
-   * Waits until the sandbox is ready: bubblewrap has reported its pid 1 and that process has
-   * started the keep-alive, which bubblewrap does only after every mount is in place.
+   * Waits until the sandbox is ready: bubblewrap has reported its pid 1, that process has started
+   * the keep-alive, which bubblewrap does only after every mount is in place, and the exec agent
+   * holds its control pipe open (a request written before would be lost).
    */
   private long awaitInit(Process launcher, SandboxLayout layout) throws IOException {
     var deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    var keepAlive = String.join("\0", BwrapCommandLine.KEEP_ALIVE) + "\0";
+    var agent = String.join("\0", BwrapCommandLine.KEEP_ALIVE) + "\0";
+    var sleep = String.join("\0", BwrapCommandLine.SLEEP) + "\0";
     long init = 0;
     while (System.nanoTime() < deadline) {
       if (init == 0) {
         init = readChildPid(layout.infoFile());
       }
-      if (init != 0 && hasChildRunning(init, keepAlive)) {
+      if (init != 0 && keepAliveReady(init, agent, sleep)) {
         return init;
       }
       if (!launcher.isAlive()) {
@@ -237,7 +244,7 @@ final class BwrapRuntime implements SandboxRuntime {
     }
   }
 
-  private static boolean hasChildRunning(long pid, String commandLine) {
+  private static boolean keepAliveReady(long pid, String agent, String sleep) {
     try {
       var children =
           Files.readString(
@@ -246,8 +253,11 @@ final class BwrapRuntime implements SandboxRuntime {
         if (!child.isEmpty()) {
           var cmdline =
               Files.readString(Path.of("/proc", child, "cmdline"), StandardCharsets.UTF_8);
-          if (cmdline.equals(commandLine)) {
+          if (cmdline.equals(sleep)) {
             return true;
+          }
+          if (cmdline.equals(agent)) {
+            return Files.exists(Path.of("/proc", child, "fd", "7"), LinkOption.NOFOLLOW_LINKS);
           }
         }
       }
@@ -284,13 +294,30 @@ final class BwrapRuntime implements SandboxRuntime {
     env.putAll(request.env());
     checkEnvironment(env);
     var program = request.argv().getFirst();
-    if (!programExists(sandboxRoot, workingDirectory, program, env.get("PATH"))) {
-      throw KoraException.invalidArgument(
-          "program '%s' does not exist in sandbox '%s'", program, name);
+    var resolved =
+        resolveProgram(sandboxRoot, workingDirectory, program, env.get("PATH"))
+            .orElseThrow(
+                () ->
+                    KoraException.invalidArgument(
+                        "program '%s' does not exist in sandbox '%s'", program, name));
+    var execDir = SandboxLayout.of(sandboxes, name).execDir();
+    if (Fifo.available() && Files.exists(execDir.resolve("ctl"), LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        return AgentExecProcess.start(
+            execDir,
+            state.initPid(),
+            BwrapCommandLine.agentScript(workingDirectory, env, resolved, request.argv()),
+            request.timeout());
+      } catch (IOException e) {
+        throw KoraException.internal(
+            e, "cannot start a command in sandbox '%s': %s", name, e.getMessage());
+      }
     }
+    var command = new ArrayList<>(request.argv());
+    command.set(0, resolved);
     var argv =
         BwrapCommandLine.exec(
-            settings, state, cgroups.procsFiles(name), workingDirectory, env, request.argv());
+            settings, state, cgroups.procsFiles(name), workingDirectory, env, command);
     var builder = new ProcessBuilder(argv);
     builder.environment().clear();
     builder.environment().put("PATH", HOST_PATH);
@@ -314,25 +341,29 @@ final class BwrapRuntime implements SandboxRuntime {
   }
 
   /**
-   * Looks the program up the way the command's {@code execvp} will, but from the host through the
-   * sandbox's root. The last component is not followed, so a link is enough: its target is resolved
-   * only inside the sandbox, where absolute links point elsewhere than they do from here.
+   * Looks the program up the way {@code execvp} would, but from the host through the sandbox's
+   * root, and returns the path to run: the program itself when it names a path, else the first
+   * match on the PATH. The command then runs exactly that file, never a busybox applet of the same
+   * name. The last component is not followed, so a link is enough: its target is resolved only
+   * inside the sandbox, where absolute links point elsewhere than they do from here.
    */
-  private static boolean programExists(
+  private static Optional<String> resolveProgram(
       Path sandboxRoot, String workingDirectory, String program, String path) {
     if (program.contains("/")) {
       var absolute = program.startsWith("/") ? program : workingDirectory + "/" + program;
-      return Files.exists(inside(sandboxRoot, absolute), LinkOption.NOFOLLOW_LINKS);
+      return Files.exists(inside(sandboxRoot, absolute), LinkOption.NOFOLLOW_LINKS)
+          ? Optional.of(program)
+          : Optional.empty();
     }
     var directories = path == null ? BwrapCommandLine.DEFAULT_PATH : path;
     for (var directory : directories.split(":")) {
+      var candidate = directory + "/" + program;
       if (directory.startsWith("/")
-          && Files.exists(
-              inside(sandboxRoot, directory + "/" + program), LinkOption.NOFOLLOW_LINKS)) {
-        return true;
+          && Files.exists(inside(sandboxRoot, candidate), LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.of(candidate);
       }
     }
-    return false;
+    return Optional.empty();
   }
 
   private static Path inside(Path sandboxRoot, String absolute) {

@@ -38,6 +38,11 @@ record SandboxLayout(Path dir, Path upper, Path work) {
     return dir.resolve("live");
   }
 
+  /** Where the host puts exec requests for the sandbox's agent (inside: below the live area). */
+  Path execDir() {
+    return live().resolve("exec");
+  }
+
   /** The sandbox's recorded state (see {@link SandboxState}). */
   Path stateFile() {
     return dir.resolve("state.properties");

@@ -132,10 +132,34 @@ class BwrapCommandLineTest {
   }
 
   @Test
+  void agentScriptQuotesEveryWordAndExecsTheResolvedProgramWithItsArgvZero() {
+    var script =
+        BwrapCommandLine.agentScript(
+            "/it's here", Map.of("A", "x'y"), "/usr/bin/printf", List.of("printf", "%s", "$HOME"));
+
+    assertThat(script)
+        .isEqualTo(
+            "cd -- '/it'\\''s here' || exit 126\n"
+                + "unset SHLVL OLDPWD PWD PATH\n"
+                + "export A='x'\\''y'\n"
+                + "exec -a 'printf' '/usr/bin/printf' '%s' '$HOME'\n");
+  }
+
+  @Test
+  void agentScriptPassesNamesTheShellCannotExportThroughEnv() {
+    var script = BwrapCommandLine.agentScript("/", Map.of("a-b", "1"), "/bin/env", List.of("env"));
+
+    assertThat(script).endsWith("exec /dev/.kora/busybox env -i 'a-b=1' '/bin/env'\n");
+  }
+
+  @Test
   void sandboxRunsTheKeepAliveWithItsBaseEnvironmentAndReportsToFd3() {
     var argv = BwrapCommandLine.create(settings, spec(false, NetworkMode.NONE, List.of()), layout);
 
-    assertThat(argv.subList(argv.size() - 3, argv.size())).isEqualTo(BwrapCommandLine.KEEP_ALIVE);
+    assertThat(argv.subList(argv.size() - BwrapCommandLine.KEEP_ALIVE.size(), argv.size()))
+        .isEqualTo(BwrapCommandLine.KEEP_ALIVE);
+    assertThat(Collections.indexOfSubList(argv, List.of("--cap-drop", "CAP_SYS_ADMIN")))
+        .isNotNegative();
     assertThat(Collections.indexOfSubList(argv, List.of("--info-fd", "3"))).isNotNegative();
     assertThat(Collections.indexOfSubList(argv, List.of("--setenv", "LANG", "C.UTF-8")))
         .isNotNegative();

@@ -46,7 +46,8 @@ class CreateToFirstExecBenchmark {
             + " | ratio p50 %.1fx%n"
             + "  warm exec of true   bwrap p50 %.2f p99 %.2f | process p50 %.2f p99 %.2f"
             + " | ratio p50 %.1fx%n"
-            + "  delete              bwrap p50 %.2f p99 %.2f | process p50 %.2f p99 %.2f%n",
+            + "  delete              bwrap p50 %.2f p99 %.2f | process p50 %.2f p99 %.2f%n"
+            + "  create alone        bwrap p50 %.2f p99 %.2f | process p50 %.2f p99 %.2f%n",
         RUNS,
         bwrap.createToExec().p50(),
         bwrap.createToExec().p99(),
@@ -61,7 +62,11 @@ class CreateToFirstExecBenchmark {
         bwrap.delete().p50(),
         bwrap.delete().p99(),
         process.delete().p50(),
-        process.delete().p99());
+        process.delete().p99(),
+        bwrap.create().p50(),
+        bwrap.create().p99(),
+        process.create().p50(),
+        process.create().p99());
     System.out.printf(
         "  baselines           bare bwrap (same binds) true p50 %.2f p99 %.2f"
             + " | spawn true from Java p50 %.2f p99 %.2f%s%n"
@@ -222,12 +227,14 @@ class CreateToFirstExecBenchmark {
     }
   }
 
-  private record Figures(Percentiles createToExec, Percentiles warmExec, Percentiles delete) {}
+  private record Figures(
+      Percentiles create, Percentiles createToExec, Percentiles warmExec, Percentiles delete) {}
 
   private static Figures measure(RuntimeProvider provider, Path state, TestRootFilesystem root)
       throws Exception {
     Files.createDirectories(state);
     var createToExec = new ArrayList<Long>();
+    var create = new ArrayList<Long>();
     var warmExec = new ArrayList<Long>();
     var delete = new ArrayList<Long>();
     try (var runtime =
@@ -237,6 +244,7 @@ class CreateToFirstExecBenchmark {
         var name = provider.name() + "-bench-" + i;
         var start = System.nanoTime();
         runtime.create(spec(name, root));
+        var createdOnly = System.nanoTime();
         runTrue(runtime, name);
         var created = System.nanoTime();
         runTrue(runtime, name);
@@ -245,13 +253,17 @@ class CreateToFirstExecBenchmark {
         var deleted = System.nanoTime();
         if (i >= WARMUP) {
           createToExec.add(created - start);
+          create.add(createdOnly - start);
           warmExec.add(warm - created);
           delete.add(deleted - warm);
         }
       }
     }
     return new Figures(
-        Percentiles.of(createToExec), Percentiles.of(warmExec), Percentiles.of(delete));
+        Percentiles.of(create),
+        Percentiles.of(createToExec),
+        Percentiles.of(warmExec),
+        Percentiles.of(delete));
   }
 
   private static SandboxSpec spec(String name, TestRootFilesystem root) {

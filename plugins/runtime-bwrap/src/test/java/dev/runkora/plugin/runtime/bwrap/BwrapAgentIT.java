@@ -1,0 +1,74 @@
+package dev.runkora.plugin.runtime.bwrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.runkora.conformance.runtime.RuntimeSuite;
+import dev.runkora.spi.runtime.ExecRequest;
+import dev.runkora.spi.runtime.MountSpec;
+import dev.runkora.spi.runtime.RuntimeProvider;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the exec agent changes and must not change: commands run the sandbox's own programs (not the
+ * busybox applets of the same name), with exactly the request's environment, and without the
+ * capability to undo a read-only bind.
+ */
+class BwrapAgentIT extends RuntimeSuite {
+
+  @Override
+  protected RuntimeProvider provider() {
+    return new BwrapRuntimeProvider();
+  }
+
+  @Test
+  void commandsRunTheSandboxsProgramsWithTheirOwnArgvZero() {
+    var name = createDefault();
+
+    assertThat(run(name, "ls", "--version").stdout()).contains("GNU coreutils");
+    var argv0 =
+        run(
+            name,
+            "python3",
+            "-c",
+            "import sys; print(open('/proc/self/cmdline').read().split(chr(0))[0])");
+    assertThat(argv0.stdout()).isEqualTo("python3\n");
+  }
+
+  @Test
+  void environmentIsExactlyTheBaseAndTheRequestsEvenForNamesTheShellCannotExport() {
+    var name = newName();
+    create(spec(name).env("PATH", "/usr/bin:/bin").env("BASE", "it's").build());
+
+    var plain =
+        run(name, new ExecRequest(List.of("env"), "", Map.of("X", "a b"), COMMAND_TIMEOUT), "");
+    assertThat(plain.stdout().lines().sorted().toList())
+        .containsExactly("BASE=it's", "PATH=/usr/bin:/bin", "X=a b");
+    var odd =
+        run(
+            name,
+            new ExecRequest(List.of("env"), "", Map.of("a-b", "1", "IFS", ":"), COMMAND_TIMEOUT),
+            "");
+    assertThat(odd.stdout().lines().sorted().toList())
+        .containsExactly("BASE=it's", "IFS=:", "PATH=/usr/bin:/bin", "a-b=1");
+  }
+
+  @Test
+  void commandCannotRemountAReadOnlyBindWritable() throws Exception {
+    var host = hostDirectory("ro");
+    Files.writeString(host.resolve("file"), "host\n");
+    var name = newName();
+    create(spec(name).mount(MountSpec.readOnly(host, "/data")).build());
+
+    var result =
+        sh(
+            name,
+            "/dev/.kora/busybox mount -o remount,rw,bind /data; echo changed > /data/file;"
+                + " /dev/.kora/busybox mount -o remount,rw,bind /usr");
+
+    assertThat(result.exitCode()).isNotZero();
+    assertThat(Files.readString(host.resolve("file"))).isEqualTo("host\n");
+  }
+}
