@@ -62,6 +62,9 @@ final class HostMounts {
   private HostCommand.Result overlay(Path lower, SandboxLayout layout) {
     var options =
         "lowerdir=%s,upperdir=%s,workdir=%s".formatted(lower, layout.upper(), layout.work());
+    if (NativeMounts.mount("kora-root", layout.root(), "overlay", 0, options)) {
+      return new HostCommand.Result(0, "");
+    }
     return HostCommand.run(
         List.of(
             settings.mount().toString(),
@@ -80,6 +83,12 @@ final class HostMounts {
    */
   void mountLiveArea(Path live) throws IOException {
     Files.createDirectories(live);
+    if (NativeMounts.mount(live.toString(), live, null, NativeMounts.MS_BIND, null)) {
+      if (NativeMounts.mount(null, live, null, NativeMounts.MS_SHARED, null)) {
+        return;
+      }
+      NativeMounts.unmount(live.toString(), 0);
+    }
     run("--bind", "--make-shared", live.toString(), live.toString());
   }
 
@@ -95,6 +104,9 @@ final class HostMounts {
    */
   List<String> unmountAllBelow(Path dir) {
     for (var point : mountPointsBelow(dir)) {
+      if (NativeMounts.unmount(point, 0) || NativeMounts.unmount(point, NativeMounts.MNT_DETACH)) {
+        continue;
+      }
       var result = HostCommand.run(List.of(settings.umount().toString(), point));
       if (!result.succeeded()) {
         HostCommand.run(List.of(settings.umount().toString(), "-l", point));
