@@ -193,6 +193,66 @@ final class SandboxPods {
   }
 
   /**
+   * kora's lease renewal ({@code --renew-leases}): a settled claim whose Pod is alive (not being
+   * deleted) and whose lease has less than half of its length left is renewed for the Pod's {@code
+   * ttl-seconds} again, so a Pod can outlive one lease. A failed renewal is logged and tried again
+   * next tick; the lease watch still publishes Failed if the lease ends.
+   */
+  void renewLeases() {
+    Instant now = clock.instant();
+    Map<String, Claim> due = new HashMap<>();
+    Map<String, Long> ttls = new HashMap<>();
+    synchronized (this) {
+      claims.forEach(
+          (k, c) -> {
+            V1Pod pod = pods.get(k);
+            if (pod == null
+                || pod.getMetadata().getDeletionTimestamp() != null
+                || tentative.contains(k)
+                || quarantined.contains(k)
+                || c.deadline().isEmpty()
+                || c.expiredAt(now)) {
+              return;
+            }
+            long ttl;
+            try {
+              ttl = ttlSeconds(k, annotations(pod).get(ANNOTATION_TTL));
+            } catch (IllegalArgumentException e) {
+              return;
+            }
+            long lengthSeconds = ttl == 0 ? 300 : ttl;
+            if (c.deadline().get().isBefore(now.plusSeconds(lengthSeconds / 2))) {
+              due.put(k, c);
+              ttls.put(k, ttl);
+            }
+          });
+    }
+    boolean changed = false;
+    for (var e : due.entrySet()) {
+      Claim c = e.getValue();
+      try {
+        Instant deadline = sandboxd.renew(c.id(), c.token(), ttls.get(e.getKey()));
+        synchronized (this) {
+          Claim current = claims.get(e.getKey());
+          if (current != null && current.id().equals(c.id())) {
+            claims.put(e.getKey(), current.withDeadline(Optional.of(deadline)));
+            changed = true;
+          }
+        }
+      } catch (ApiException ex) {
+        LOG.warning("lease renewal of " + c.id() + " for " + e.getKey() + ": " + ex.getMessage());
+      }
+    }
+    if (changed) {
+      try {
+        persist();
+      } catch (IOException ex) {
+        LOG.warning("claims state write failed after lease renewal: " + ex.getMessage());
+      }
+    }
+  }
+
+  /**
    * The lease watch: settled claims with a Pod and a past deadline are confirmed with a listing;
    * still listed → deadline refreshed; gone → Failed pushed (the row stays until the Pod goes).
    */

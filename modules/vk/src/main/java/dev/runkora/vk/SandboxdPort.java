@@ -26,6 +26,9 @@ interface SandboxdPort {
   /** {@code GET /v1/info}. */
   Info info();
 
+  /** {@code POST /v1/sandboxes/{id}/renew} with the sandbox token: the granted deadline. */
+  java.time.Instant renew(String id, String token, long ttlSeconds);
+
   /** The streaming exec of a sandbox (kora's {@code POST /v1/sandboxes/{id}/exec/stream}). */
   interface Exec {
     /**
@@ -65,6 +68,11 @@ interface SandboxdPort {
       @Override
       public Info info() {
         return client.info();
+      }
+
+      @Override
+      public java.time.Instant renew(String id, String token, long ttlSeconds) {
+        return client.renew(id, token, ttlSeconds);
       }
     };
   }

@@ -69,7 +69,8 @@ public record VkConfig(
     boolean disablePodEvents,
     String inventoryGroup,
     String clientCaFile,
-    boolean anonymousAuth) {
+    boolean anonymousAuth,
+    boolean renewLeases) {
 
   /** The NodeInventory group of seed 001 (the default). */
   public static final String INVENTORY_GROUP = "sandbox.cocoonstack.io";
@@ -164,6 +165,12 @@ public record VkConfig(
               "false",
               true,
               "serve the kubelet API without authenticating callers (upstream's behaviour)"),
+          new Flag(
+              "renew-leases",
+              null,
+              "false",
+              true,
+              "renew a live Pod's sandbox lease before it ends (upstream lets it end)"),
           new Flag("version", null, "false", true, "print the version and exit"),
           new Flag("help", null, "false", true, "print this help and exit"));
 
@@ -339,7 +346,8 @@ public record VkConfig(
         isTrue(v.get("disable-pod-events"), "disable-pod-events"),
         group,
         v.get("client-ca-file"),
-        isTrue(v.get("anonymous-auth"), "anonymous-auth"));
+        isTrue(v.get("anonymous-auth"), "anonymous-auth"),
+        isTrue(v.get("renew-leases"), "renew-leases"));
   }
 
   /** Go-style flags: {@code --name=value}, {@code --name value}, one or two dashes. */

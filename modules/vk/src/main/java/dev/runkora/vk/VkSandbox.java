@@ -150,6 +150,10 @@ public final class VkSandbox implements AutoCloseable {
     loops.scheduleWithFixedDelay(guard("lease watch", pods::leaseWatch), 30, 30, TimeUnit.SECONDS);
     loops.scheduleWithFixedDelay(
         guard("owner re-check", pods::recheckOwners), 5, 5, TimeUnit.SECONDS);
+    if (config.renewLeases()) {
+      loops.scheduleWithFixedDelay(
+          guard("lease renewal", pods::renewLeases), 10, 10, TimeUnit.SECONDS);
+    }
     if (!config.orphanScanInterval().isZero()) {
       long ms = config.orphanScanInterval().toMillis();
       loops.scheduleWithFixedDelay(

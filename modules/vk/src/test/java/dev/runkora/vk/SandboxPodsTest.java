@@ -323,6 +323,26 @@ class SandboxPodsTest {
   }
 
   @Test
+  void leaseRenewalRenewsALivePodsLeaseInItsSecondHalfOnly() {
+    ManualClock clock = new ManualClock();
+    sandboxd.renewClock = clock;
+    SandboxPods p =
+        new SandboxPods(
+            sandboxd, new ClaimsFile(dir.resolve("c.json")), owners, pushed::add, clock);
+    p.start();
+    p.createPod(pod("a", Map.of("sandbox.cocoonstack.io/ttl-seconds", "100"), null));
+    Instant first = p.table().get("ns/a").deadline().orElseThrow();
+    clock.now = clock.now.plusSeconds(20);
+    p.renewLeases();
+    assertThat(sandboxd.renewals).isEmpty();
+    clock.now = clock.now.plusSeconds(40);
+    p.renewLeases();
+    assertThat(sandboxd.renewals).hasSize(1);
+    assertThat(p.table().get("ns/a").deadline().orElseThrow()).isAfter(first);
+    assertThat(p.status("ns/a").orElseThrow().getPhase()).isEqualTo("Running");
+  }
+
+  @Test
   void anAdoptingReplacementEndsTheOwnerRecheck() {
     ManualClock clock = new ManualClock();
     SandboxPods p =

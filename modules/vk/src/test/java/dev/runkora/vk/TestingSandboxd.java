@@ -70,6 +70,24 @@ final class TestingSandboxd implements SandboxdPort {
     return new Info(List.of(), live.size(), 0, 0, false, false, "", List.of());
   }
 
+  @Override
+  public synchronized Instant renew(String id, String token, long ttlSeconds) {
+    SandboxRow row = live.get(id);
+    if (row == null || !tokens.get(id).equals(token)) {
+      throw new ApiException(404, "no such sandbox");
+    }
+    renewals.add(id);
+    Instant deadline = renewClock.instant().plusSeconds(ttlSeconds == 0 ? 300 : ttlSeconds);
+    live.put(
+        id,
+        new SandboxRow(
+            id, row.key(), deadline, row.claimedAt(), false, false, "", row.claimRef(), ""));
+    return deadline;
+  }
+
+  final List<String> renewals = new ArrayList<>();
+  volatile java.time.Clock renewClock = java.time.Clock.systemUTC();
+
   /** Ends a lease: the sandbox disappears from the listing. */
   synchronized void reap(String id) {
     live.remove(id);

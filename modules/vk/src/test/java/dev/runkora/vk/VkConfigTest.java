@@ -31,6 +31,7 @@ class VkConfigTest {
     assertThat(c.publishInventory()).isFalse();
     assertThat(c.inventoryGroup()).isEqualTo("sandbox.cocoonstack.io");
     assertThat(c.anonymousAuth()).isFalse();
+    assertThat(c.renewLeases()).isFalse();
     assertThat(c.allNodeLabels())
         .containsEntry("type", "virtual-kubelet")
         .containsEntry("sandbox.cocoonstack.io/runtime", "sandboxd")
