@@ -11,4 +11,5 @@ module dev.runkora.cli {
   requires dev.runkora.common;
   requires dev.runkora.sandboxd;
   requires jakarta.json;
+  requires java.logging;
 }

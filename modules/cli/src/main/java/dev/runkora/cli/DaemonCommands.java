@@ -16,6 +16,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /** {@code up} and {@code sandboxd}: kora-sandboxd in this process, until Ctrl-C. */
 final class DaemonCommands {
@@ -99,6 +102,8 @@ final class DaemonCommands {
 
   /** {@code up}: the daemon, where everything is, and warming progress. */
   static int up(Args args, Console console) {
+    // up prints its own summary: the daemon's logs show warnings only, unless asked for more.
+    logLevel(console.env("SANDBOXD_LOG_LEVEL").orElse("warn"));
     SandboxdConfig config = config(args, console);
     Path tokenFile = config.apiTokenFile().orElse(Defaults.tokenFile(config.dataDir()));
     refuseIfRunning(config);
@@ -131,6 +136,7 @@ final class DaemonCommands {
 
   /** {@code sandboxd}: the daemon alone; one line on start, then only its logs. */
   static int sandboxd(Args args, Console console) {
+    logLevel(console.env("SANDBOXD_LOG_LEVEL").orElse("info"));
     SandboxdConfig config = config(args, console);
     prepare(config);
     Sandboxd daemon = start(config);
@@ -139,6 +145,22 @@ final class DaemonCommands {
         .println("kora-sandboxd listening on " + clientUrl(config.listenHost(), daemon.port()));
     awaitQuietly(stopOnShutdown(daemon, console, null, ProcessHandle.current().pid()));
     return 0;
+  }
+
+  /** {@code SANDBOXD_LOG_LEVEL} as the daemon reads it: debug, info, warn or error. */
+  static void logLevel(String name) {
+    Level level =
+        switch (name.toLowerCase(Locale.ROOT)) {
+          case "debug" -> Level.FINE;
+          case "warn", "warning" -> Level.WARNING;
+          case "error" -> Level.SEVERE;
+          default -> Level.INFO;
+        };
+    Logger root = Logger.getLogger("");
+    root.setLevel(level);
+    for (Handler handler : root.getHandlers()) {
+      handler.setLevel(level);
+    }
   }
 
   private static void refuseIfRunning(SandboxdConfig config) {
