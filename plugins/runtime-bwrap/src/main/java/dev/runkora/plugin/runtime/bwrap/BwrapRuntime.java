@@ -278,6 +278,10 @@ final class BwrapRuntime implements SandboxRuntime {
   @Override
   public ExecProcess exec(String name, ExecRequest request) {
     var state = running(name);
+    if (request.workingDirectory().contains("\0")
+        || request.argv().stream().anyMatch(argument -> argument.contains("\0"))) {
+      throw KoraException.invalidArgument("an argument or the working directory contains NUL");
+    }
     var requested =
         !request.workingDirectory().isEmpty()
             ? request.workingDirectory()

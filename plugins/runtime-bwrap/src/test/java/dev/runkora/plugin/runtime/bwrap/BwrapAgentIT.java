@@ -56,6 +56,36 @@ class BwrapAgentIT extends RuntimeSuite {
   }
 
   @Test
+  void killEndsTheCommandAndTheProcessesItStarted() throws Exception {
+    var name = createDefault();
+
+    String child;
+    try (var process =
+        runtime.exec(name, ExecRequest.of("/bin/sh", "-c", "sleep 1000 & echo $!; wait"))) {
+      child =
+          new java.io.BufferedReader(
+                  new java.io.InputStreamReader(
+                      process.stdout(), java.nio.charset.StandardCharsets.UTF_8))
+              .readLine();
+      process.kill();
+      assertThat(process.waitFor(COMMAND_TIMEOUT)).isPresent();
+    }
+
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> sh(name, "kill -0 " + child).exitCode() != 0);
+  }
+
+  @Test
+  void argumentWithNulIsInvalidArgument() {
+    var name = createDefault();
+
+    assertFailsWith(
+        dev.runkora.spi.core.ErrorKind.INVALID_ARGUMENT,
+        () -> runtime.exec(name, ExecRequest.of("echo", "a\0b")));
+  }
+
+  @Test
   void commandCannotRemountAReadOnlyBindWritable() throws Exception {
     var host = hostDirectory("ro");
     Files.writeString(host.resolve("file"), "host\n");
