@@ -84,6 +84,22 @@ class CreateToFirstExecBenchmark {
         bwrap.warmExec().p50() / spawnTrue.p50(),
         mountsBefore,
         mountCount());
+    deleteUnlessMounted(work);
+  }
+
+  /** Removes the benchmark's files, unless something is still mounted below them. */
+  private static void deleteUnlessMounted(Path dir) throws java.io.IOException {
+    var prefix = dir.toAbsolutePath() + "/";
+    if (Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
+        .anyMatch(line -> line.split(" ")[4].startsWith(prefix))) {
+      System.out.println("left " + dir + ": mounts remain below it");
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (var path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
   }
 
   private static long mountCount() throws java.io.IOException {
