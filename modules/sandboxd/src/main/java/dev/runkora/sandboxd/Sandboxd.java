@@ -47,6 +47,8 @@ public final class Sandboxd implements AutoCloseable {
   private final Reaper reaper;
   private final WebServer server;
   private final Admission admission;
+  private final Claims claims;
+  private final Provisioner provisioner;
   private final String rootToken;
   private volatile boolean closed;
 
@@ -58,6 +60,8 @@ public final class Sandboxd implements AutoCloseable {
       Reaper reaper,
       WebServer server,
       Admission admission,
+      Claims claims,
+      Provisioner provisioner,
       String rootToken) {
     this.config = config;
     this.plugins = plugins;
@@ -66,6 +70,8 @@ public final class Sandboxd implements AutoCloseable {
     this.reaper = reaper;
     this.server = server;
     this.admission = admission;
+    this.claims = claims;
+    this.provisioner = provisioner;
     this.rootToken = rootToken;
   }
 
@@ -154,7 +160,8 @@ public final class Sandboxd implements AutoCloseable {
           config.listenHost(),
           server.port(),
           config.dataDir());
-      return new Sandboxd(config, plugins, store, pools, reaper, server, admission, rootToken);
+      return new Sandboxd(
+          config, plugins, store, pools, reaper, server, admission, claims, provisioner, rootToken);
     } catch (RuntimeException e) {
       plugins.close();
       throw e;
@@ -263,6 +270,43 @@ public final class Sandboxd implements AutoCloseable {
     reaper.close();
     pools.close();
     plugins.close();
+  }
+
+  /**
+   * Stops like {@link #close} and also releases every claim and destroys its sandbox, and any other
+   * sandbox of the daemon's the runtime still lists (a refill that failed to clean up), so that
+   * nothing of this daemon outlives it: for embedded daemons that own their sandboxes, such as
+   * tests and throw-away runs. A no-op on a daemon already closed.
+   *
+   * @return how many claimed sandboxes were destroyed
+   */
+  public synchronized int closeAndDestroy() {
+    if (closed) {
+      return 0;
+    }
+    closed = true;
+    server.stop();
+    reaper.close();
+    pools.close();
+    int released = claims.releaseAll();
+    try {
+      var strays =
+          plugins.runtime().list().stream()
+              .map(dev.runkora.spi.runtime.SandboxInfo::name)
+              .filter(name -> name.startsWith(Ids.VM_PREFIX))
+              .toList();
+      try (var workers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+        for (String name : strays) {
+          workers.execute(() -> provisioner.destroy(name));
+        }
+      }
+    } catch (KoraException e) {
+      LOG.log(System.Logger.Level.WARNING, "cannot list the runtime's sandboxes at shutdown", e);
+    } finally {
+      plugins.close();
+    }
+    LOG.log(System.Logger.Level.INFO, "stopped and destroyed {0} claimed sandbox(es)", released);
+    return released;
   }
 
   /**

@@ -8,8 +8,7 @@ import org.junit.jupiter.api.Test;
 class AuthAndBadInputTest extends DaemonFixture {
 
   private String stateBefore() throws Exception {
-    var file = temp.resolve("data/claims.json");
-    return (Files.exists(file) ? Files.readString(file) : "")
+    return dev.runkora.sandboxd.engine.ClaimStore.image(temp.resolve("data")).toString()
         + daemon.info().claimed()
         + runtime.boxes.keySet();
   }

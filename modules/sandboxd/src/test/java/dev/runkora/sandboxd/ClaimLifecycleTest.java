@@ -3,8 +3,8 @@ package dev.runkora.sandboxd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.runkora.common.json.JsonText;
 import dev.runkora.common.json.Rfc3339;
+import dev.runkora.sandboxd.engine.ClaimStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +48,7 @@ class ClaimLifecycleTest extends DaemonFixture {
     var first = daemon.info();
     assertThat(first.claimed()).isEqualTo(1);
     // The newest warm sandbox is the claimed one: the two older ones are still warm.
-    var store = JsonText.parseObject(Files.readString(temp.resolve("data/claims.json")));
+    var store = ClaimStore.image(temp.resolve("data"));
     String vm = store.values().iterator().next().asJsonObject().getString("vm_name");
     assertThat(vm).isEqualTo(order.getLast());
   }
@@ -96,8 +96,8 @@ class ClaimLifecycleTest extends DaemonFixture {
     startWarm(1);
     String id =
         claim(ROOT, "{\"template\":\"host\",\"claim_ref\":\"ns/a\"}").json().getString("id");
-    var file = temp.resolve("data/claims.json");
-    var saved = JsonText.parseObject(Files.readString(file));
+    var file = temp.resolve("data").resolve(ClaimStore.JOURNAL);
+    var saved = ClaimStore.image(temp.resolve("data"));
     assertThat(saved.keySet()).containsExactly(id);
     assertThat(saved.getJsonObject(id).getString("claim_ref")).isEqualTo("ns/a");
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
@@ -128,7 +128,7 @@ class ClaimLifecycleTest extends DaemonFixture {
     String token = json.getString("token");
     assertThat(api.post("/v1/sandboxes/" + id + "/release", token, null).status()).isEqualTo(204);
     assertThat(api.post("/v1/sandboxes/" + id + "/release", token, null).status()).isEqualTo(404);
-    assertThat(JsonText.parseObject(Files.readString(temp.resolve("data/claims.json")))).isEmpty();
+    assertThat(ClaimStore.image(temp.resolve("data"))).isEmpty();
   }
 
   @Test
@@ -253,9 +253,9 @@ class ClaimLifecycleTest extends DaemonFixture {
     assertThat(owner.json().getString("owner_addr")).isEqualTo("127.0.0.1:" + daemon.port());
   }
 
-  private dev.runkora.sandboxd.engine.ClaimStore storeOf() throws Exception {
+  private ClaimStore storeOf() throws Exception {
     var field = Sandboxd.class.getDeclaredField("store");
     field.setAccessible(true);
-    return (dev.runkora.sandboxd.engine.ClaimStore) field.get(daemon);
+    return (ClaimStore) field.get(daemon);
   }
 }

@@ -66,10 +66,11 @@ abstract class DaemonFixture {
     return api.post("/v1/claim", token, body);
   }
 
+  /** Leaves nothing of the test's daemon behind: claimed sandboxes too. */
   @AfterEach
   void stop() {
     if (daemon != null) {
-      daemon.close();
+      daemon.closeAndDestroy();
     }
   }
 }

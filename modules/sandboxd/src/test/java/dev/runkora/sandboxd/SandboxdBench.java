@@ -34,14 +34,13 @@ class SandboxdBench {
             .withListen("127.0.0.1", 0)
             .withPools(List.of(new SandboxdConfig.Pool("host", "none", "small", warm, 0)))
             .withRuntime(runtime, Map.of());
-    try (var daemon = Sandboxd.start(config);
-        var http = new RawHttp(daemon.port())) {
+    var daemon = Sandboxd.start(config);
+    try (var http = new RawHttp(daemon.port())) {
       String root = Files.readString(data.resolve("root-token")).strip();
-      try {
-        measure(daemon, http, root, runtime, warm);
-      } finally {
-        Api.releaseAll(new Api(daemon.port()), root);
-      }
+      measure(daemon, http, root, runtime, warm);
+    } finally {
+      daemon.closeAndDestroy();
+      Leftovers.destroy(runtime, Leftovers.stateDir(data, runtime));
     }
   }
 

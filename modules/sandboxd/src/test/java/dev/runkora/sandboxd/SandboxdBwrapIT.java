@@ -38,8 +38,32 @@ class SandboxdBwrapIT {
 
   @AfterEach
   void stop() {
-    Api.releaseAll(api, root);
-    daemon.close();
+    if (daemon != null) {
+      daemon.closeAndDestroy();
+    }
+    Leftovers.destroy("bwrap", Leftovers.stateDir(temp.resolve("data"), "bwrap"));
+  }
+
+  @Test
+  void closeAndDestroyLeavesNoSandboxMountOrCgroupBehind() throws Exception {
+    var claim = api.post("/v1/claim", root, "{\"template\":\"host\"}");
+    assertThat(claim.status()).isEqualTo(200);
+    Path state = Leftovers.stateDir(temp.resolve("data"), "bwrap");
+    var names = Leftovers.list("bwrap", state);
+    // The claimed one, the warm one left, and the refill the claim started.
+    assertThat(names).hasSizeGreaterThanOrEqualTo(2);
+
+    assertThat(daemon.closeAndDestroy()).isEqualTo(1);
+    daemon = null;
+
+    assertThat(Leftovers.list("bwrap", state)).isEmpty();
+    assertThat(dev.runkora.sandboxd.engine.ClaimStore.image(temp.resolve("data"))).isEmpty();
+    String mounts = Files.readString(Path.of("/proc/self/mountinfo"));
+    assertThat(mounts).doesNotContain(state.toAbsolutePath().toString());
+    for (String name : names) {
+      assertThat(Path.of("/sys/fs/cgroup/memory/kora", name)).doesNotExist();
+      assertThat(Path.of("/sys/fs/cgroup/pids/kora", name)).doesNotExist();
+    }
   }
 
   private Api.Reply exec(String id, String token, String... argv) {

@@ -2,24 +2,19 @@ package dev.runkora.sandboxd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.runkora.common.json.JsonText;
-import dev.runkora.spi.core.PluginConfig;
-import dev.runkora.spi.runtime.RuntimeContext;
-import dev.runkora.spi.runtime.RuntimeProvider;
-import dev.runkora.spi.runtime.SandboxInfo;
+import dev.runkora.sandboxd.engine.ClaimStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,6 +30,17 @@ class SandboxdProcessIT {
   private static final String TENANT = "it-tenant-token-acme";
 
   @TempDir Path temp;
+
+  /**
+   * Daemons that stop or are killed leave claimed sandboxes running by design: delete whatever is
+   * left through the runtime plugins, so that no test leaves mounts, cgroups or processes behind.
+   */
+  @AfterEach
+  void destroyLeftovers() {
+    for (String runtime : List.of("process", "bwrap")) {
+      Leftovers.destroy(runtime, Leftovers.stateDir(temp.resolve("data"), runtime));
+    }
+  }
 
   private Path config(int port, int warm) throws Exception {
     return config(port, warm, "process");
@@ -92,8 +98,7 @@ class SandboxdProcessIT {
       var good = first.json();
       String id = good.getString("id");
       String token = good.getString("token");
-      Path claims = temp.resolve("data/claims.json");
-      String before = Files.readString(claims);
+      String before = ClaimStore.image(temp.resolve("data")).toString();
       record Case(
           String method, String path, String token, String body, int status, String error) {}
       var cases =
@@ -167,7 +172,7 @@ class SandboxdProcessIT {
         assertThat(reply.body()).as(c.method() + " " + c.path()).contains(c.error());
         assertThat(reply.error()).contains(c.error());
       }
-      assertThat(Files.readString(claims)).isEqualTo(before);
+      assertThat(ClaimStore.image(temp.resolve("data")).toString()).isEqualTo(before);
       assertThat(Files.exists(temp.resolve("data/pools.json"))).isFalse();
       var exec = api.post("/v1/sandboxes/" + id + "/exec", token, "{\"argv\":[\"true\"]}");
       assertThat(exec.json().getInt("exit_code")).isZero();
@@ -184,7 +189,8 @@ class SandboxdProcessIT {
     var api = new Api(port);
     var enough = new CountDownLatch(10);
     var done = new CountDownLatch(100);
-    try (var clients = Executors.newVirtualThreadPerTaskExecutor()) {
+    try (daemon;
+        var clients = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int i = 0; i < 100; i++) {
         int n = i;
         clients.execute(
@@ -227,17 +233,13 @@ class SandboxdProcessIT {
                 "{\"argv\":[\"sh\",\"-c\",\"echo alive\"]}");
         assertThat(exec.json().getString("stdout")).isEqualTo("alive\n");
       }
-      var saved = JsonText.parseObject(Files.readString(temp.resolve("data/claims.json")));
+      var saved = ClaimStore.image(temp.resolve("data"));
       Set<String> listed =
           saved.values().stream()
               .map(v -> v.asJsonObject().getString("vm_name"))
               .collect(Collectors.toSet());
-      Set<String> ours = new HashSet<>();
-      for (SandboxInfo info : runtimeSandboxes(runtime)) {
-        if (info.name().startsWith("sbx-")) {
-          ours.add(info.name());
-        }
-      }
+      Set<String> ours =
+          new HashSet<>(Leftovers.list(runtime, Leftovers.stateDir(temp.resolve("data"), runtime)));
       assertThat(ours).isEqualTo(listed);
       assertThat(saved.size()).isGreaterThanOrEqualTo(answered.size());
       Api.releaseAll(api, ROOT);
@@ -257,19 +259,5 @@ class SandboxdProcessIT {
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).isEqualTo(1);
     assertThat(out).contains(data.resolve("claims.json").toString()).contains("malformed");
-  }
-
-  private List<SandboxInfo> runtimeSandboxes(String name) {
-    for (RuntimeProvider provider : ServiceLoader.load(RuntimeProvider.class)) {
-      if (provider.name().equals(name)) {
-        try (var runtime =
-            provider.create(
-                PluginConfig.empty(),
-                new RuntimeContext(temp.resolve("data/runtime/" + name), System.getLogger("it")))) {
-          return new ArrayList<>(runtime.list());
-        }
-      }
-    }
-    throw new AssertionError("the " + name + " runtime plugin is not on the test path");
   }
 }

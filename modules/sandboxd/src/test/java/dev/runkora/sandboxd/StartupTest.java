@@ -15,9 +15,7 @@ class StartupTest extends DaemonFixture {
     startWarm(2);
     var kept = claim(ROOT, "{\"template\":\"host\"}").json();
     var lost = claim(ROOT, "{\"template\":\"host\"}").json();
-    var store =
-        dev.runkora.common.json.JsonText.parseObject(
-            Files.readString(temp.resolve("data/claims.json")));
+    var store = dev.runkora.sandboxd.engine.ClaimStore.image(temp.resolve("data"));
     String lostVm = store.getJsonObject(lost.getString("id")).getString("vm_name");
     // Stop serving without the daemon's own clean-up, as a crash would.
     var field = Sandboxd.class.getDeclaredField("server");
@@ -38,9 +36,7 @@ class StartupTest extends DaemonFixture {
     var reply = api.post(exec, kept.getString("token"), "{\"argv\":[\"echo\",\"still here\"]}");
     assertThat(reply.json().getString("stdout")).isEqualTo("still here\n");
     // Every sandbox of ours that is left is listed in claims.json.
-    var after =
-        dev.runkora.common.json.JsonText.parseObject(
-            Files.readString(temp.resolve("data/claims.json")));
+    var after = dev.runkora.sandboxd.engine.ClaimStore.image(temp.resolve("data"));
     assertThat(after.keySet()).containsExactly(kept.getString("id"));
   }
 

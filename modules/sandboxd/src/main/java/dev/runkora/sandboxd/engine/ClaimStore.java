@@ -8,10 +8,13 @@ import dev.runkora.common.json.Rfc3339;
 import dev.runkora.spi.core.KoraException;
 import jakarta.json.JsonObject;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -20,21 +23,35 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The live claims and their file, {@code <data_dir>/claims.json}: a JSON object keyed by sandbox
- * id.
+ * The live claims and their files: {@code <data_dir>/claims.json}, a JSON object keyed by sandbox
+ * id, and {@code <data_dir>/claims.journal}, the changes made since that file was last written.
  *
  * <p>A change to the map is cheap and takes no file lock; it returns a version. {@link #commit}
- * makes sure the file holds at least that version: writers take one lock, and a writer whose
- * version was already covered by another's write returns at once (group commit). Writes are
- * sequenced under that lock, so an older image never replaces a newer one, and the image is made
- * and written outside the lock the claim path contends on.
+ * makes sure the files hold at least that version: writers take one lock, and a writer whose
+ * version was already covered by another's write returns at once (group commit). A commit appends
+ * one line per changed claim to the journal ({@code {"put":{...}}} or {@code {"del":"sb_..."}}) in
+ * a single write, fsynced when {@code sync_claims} is on; a write either happens whole or not at
+ * all when the process dies, so a reader sees old or new state, never a mix. Replacing {@code
+ * claims.json} by temporary file and rename (which ext4 makes wait for the new file's data to be
+ * written out, milliseconds on a busy disk) happens only when the journal has grown past a bound
+ * and on start, which folds the journal into the file and removes it.
  */
 public final class ClaimStore {
 
   /** The file's name in the data directory. */
   public static final String FILE = "claims.json";
 
+  /** The journal's name in the data directory. */
+  public static final String JOURNAL = "claims.journal";
+
+  /** The journal is folded into the file once it is this large and four times the file. */
+  private static final long MIN_COMPACT_BYTES = 256 << 10;
+
+  private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> PRIVATE =
+      java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
+
   private final Path file;
+  private final Path journal;
   private final boolean sync;
 
   /** A claim with its JSON, encoded once when stored so that a commit only concatenates. */
@@ -45,13 +62,19 @@ public final class ClaimStore {
   }
 
   private final Map<String, Stored> claims = new ConcurrentHashMap<>();
+  private final java.util.Set<String> dirty = ConcurrentHashMap.newKeySet();
   private final AtomicLong version = new AtomicLong();
   private final ReentrantLock writer = new ReentrantLock();
   private volatile long written;
   private volatile IOException injectedFailure;
+  // Guarded by writer.
+  private long journalBytes;
+  private long compactAt = MIN_COMPACT_BYTES;
+  private boolean rewrite;
 
-  private ClaimStore(Path file, boolean sync) {
-    this.file = file;
+  private ClaimStore(Path dataDir, boolean sync) {
+    this.file = dataDir.resolve(FILE);
+    this.journal = dataDir.resolve(JOURNAL);
     this.sync = sync;
   }
 
@@ -62,34 +85,92 @@ public final class ClaimStore {
    *     then refuses to start
    */
   public static ClaimStore load(Path dataDir, boolean sync) {
-    var store = new ClaimStore(dataDir.resolve(FILE), sync);
+    var store = new ClaimStore(dataDir, sync);
     removeStaleTemporaries(dataDir);
-    if (!Files.exists(store.file)) {
-      return store;
+    store.read();
+    if (Files.exists(store.journal)) {
+      try {
+        store.writer.lock();
+        try {
+          store.compact();
+        } finally {
+          store.writer.unlock();
+        }
+      } catch (IOException e) {
+        throw KoraException.unavailable(
+            "cannot fold %s into %s: %s", store.journal, store.file, e.getMessage());
+      }
     }
+    return store;
+  }
+
+  /**
+   * Returns the claims the files of a data directory hold ({@code claims.json} with the journal
+   * applied), as one JSON object keyed by sandbox id; for tests and tools.
+   *
+   * @throws KoraException {@code INVALID_ARGUMENT} naming the file when one is malformed
+   */
+  public static JsonObject image(Path dataDir) {
+    var store = new ClaimStore(dataDir, false);
+    store.read();
+    var image = JsonText.object();
+    new TreeMap<>(store.claims).forEach((id, stored) -> image.add(id, toJson(stored.claim())));
+    return image.build();
+  }
+
+  private void read() {
+    Path reading = file;
     try {
-      byte[] bytes = Files.readAllBytes(store.file);
-      var root = JsonText.parseObject(bytes);
-      for (var entry : root.entrySet()) {
-        if (entry.getValue().getValueType() != jakarta.json.JsonValue.ValueType.OBJECT) {
-          throw new JsonFormatError("entry \"" + entry.getKey() + "\" is not an object");
+      if (Files.exists(file)) {
+        var root = JsonText.parseObject(Files.readAllBytes(file));
+        for (var entry : root.entrySet()) {
+          if (entry.getValue().getValueType() != jakarta.json.JsonValue.ValueType.OBJECT) {
+            throw new JsonFormatError("entry \"" + entry.getKey() + "\" is not an object");
+          }
+          Claim claim =
+              fromJson(JsonFields.of(entry.getValue().asJsonObject(), entry.getKey() + "."));
+          if (!claim.id().equals(entry.getKey())) {
+            throw new JsonFormatError("entry \"" + entry.getKey() + "\" has id " + claim.id());
+          }
+          claims.put(claim.id(), Stored.of(claim));
         }
-        Claim claim =
-            fromJson(JsonFields.of(entry.getValue().asJsonObject(), entry.getKey() + "."));
-        if (!claim.id().equals(entry.getKey())) {
-          throw new JsonFormatError("entry \"" + entry.getKey() + "\" has id " + claim.id());
-        }
-        store.claims.put(claim.id(), Stored.of(claim));
+      }
+      reading = journal;
+      if (Files.exists(journal)) {
+        replay(Files.readAllBytes(journal));
       }
     } catch (IOException e) {
-      throw KoraException.invalidArgument("cannot read %s: %s", store.file, e.getMessage());
+      throw KoraException.invalidArgument("cannot read %s: %s", reading, e.getMessage());
     } catch (JsonFormatError | ApiException | IllegalArgumentException e) {
       throw KoraException.invalidArgument(
           "malformed %s: %s (fix or remove the file; the daemon does not start on a state file it"
               + " cannot read)",
-          store.file, e.getMessage());
+          reading, e.getMessage());
     }
-    return store;
+  }
+
+  /** Applies the journal's complete lines; a last line without its newline was never committed. */
+  private void replay(byte[] bytes) {
+    int start = 0;
+    int lineNumber = 0;
+    for (int i = 0; i < bytes.length; i++) {
+      if (bytes[i] != '\n') {
+        continue;
+      }
+      lineNumber++;
+      var line = JsonText.parseObject(java.util.Arrays.copyOfRange(bytes, start, i));
+      start = i + 1;
+      var fields = JsonFields.of(line, "line " + lineNumber + ".");
+      var put = fields.objectField("put");
+      if (put.isPresent()) {
+        Claim claim = fromJson(put.get());
+        claims.put(claim.id(), Stored.of(claim));
+      } else if (fields.has("del")) {
+        claims.remove(fields.requiredString("del"));
+      } else {
+        throw new JsonFormatError("line " + lineNumber + " is neither put nor del");
+      }
+    }
   }
 
   /** Removes temporary files a crash left between writing and renaming. */
@@ -126,6 +207,7 @@ public final class ClaimStore {
   /** Adds or replaces a claim; returns the version to commit. */
   public long put(Claim claim) {
     claims.put(claim.id(), Stored.of(claim));
+    dirty.add(claim.id());
     return version.incrementAndGet();
   }
 
@@ -142,7 +224,11 @@ public final class ClaimStore {
           swapped[0] = true;
           return fresh;
         });
-    return swapped[0] ? version.incrementAndGet() : -1;
+    if (!swapped[0]) {
+      return -1;
+    }
+    dirty.add(old.id());
+    return version.incrementAndGet();
   }
 
   /** Removes a claim if it is still the given one; returns the version, or -1 when gone. */
@@ -157,7 +243,11 @@ public final class ClaimStore {
           removed[0] = true;
           return null;
         });
-    return removed[0] ? version.incrementAndGet() : -1;
+    if (!removed[0]) {
+      return -1;
+    }
+    dirty.add(claim.id());
+    return version.incrementAndGet();
   }
 
   /** Returns the current version. */
@@ -166,9 +256,9 @@ public final class ClaimStore {
   }
 
   /**
-   * Returns once the file holds an image at least as new as {@code atLeast}.
+   * Returns once the files hold an image at least as new as {@code atLeast}.
    *
-   * @throws IOException when the write failed; the file then still holds an older image
+   * @throws IOException when the write failed; the files then still hold an older image
    */
   public void commit(long atLeast) throws IOException {
     if (written >= atLeast) {
@@ -179,19 +269,98 @@ public final class ClaimStore {
       if (written >= atLeast) {
         return;
       }
+      // Every change up to this version marked its claim dirty before taking its version.
       long current = version.get();
-      write(new TreeMap<String, Stored>(claims));
+      var changed = new ArrayList<String>(dirty.size() + 4);
+      for (var it = dirty.iterator(); it.hasNext(); ) {
+        changed.add(it.next());
+        it.remove();
+      }
+      try {
+        var failure = injectedFailure;
+        if (failure != null) {
+          throw failure;
+        }
+        if (rewrite || journalBytes >= compactAt) {
+          compact();
+        } else {
+          append(changed);
+        }
+      } catch (IOException | RuntimeException e) {
+        dirty.addAll(changed);
+        // A failed append may have left part of a line: start over from a whole file.
+        rewrite = true;
+        throw e;
+      }
       written = current;
     } finally {
       writer.unlock();
     }
   }
 
-  private void write(Map<String, Stored> image) throws IOException {
-    var failure = injectedFailure;
-    if (failure != null) {
-      throw failure;
+  /** Appends the changed claims' lines to the journal in one write. */
+  private void append(List<String> ids) throws IOException {
+    if (ids.isEmpty()) {
+      return;
     }
+    var out = new java.io.ByteArrayOutputStream(ids.size() * 512);
+    for (String id : ids) {
+      var stored = claims.get(id);
+      // Ids are sb_ and 16 hex characters (checked on load): nothing to escape.
+      byte[] ascii = id.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      if (stored != null) {
+        out.write(PUT);
+        out.write(stored.json());
+        out.write('}');
+      } else {
+        out.write(DEL);
+        out.write(ascii);
+        out.write('"');
+        out.write('}');
+      }
+      out.write('\n');
+    }
+    boolean fresh = journalBytes == 0;
+    try (var channel =
+        FileChannel.open(
+            journal,
+            java.util.EnumSet.of(
+                StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND),
+            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(PRIVATE))) {
+      var buffer = java.nio.ByteBuffer.wrap(out.toByteArray());
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
+      }
+      if (sync) {
+        channel.force(false);
+      }
+    }
+    if (sync && fresh) {
+      try (var dir = FileChannel.open(journal.toAbsolutePath().getParent())) {
+        dir.force(true);
+      }
+    }
+    journalBytes += out.size();
+  }
+
+  /** Replaces {@code claims.json} with the whole map and removes the journal it now covers. */
+  private void compact() throws IOException {
+    byte[] image = image(new TreeMap<String, Stored>(claims));
+    PrivateFiles.replace(file, image, sync);
+    // Should the process die before this delete, replaying the journal over the new file gives
+    // the file's state again or that of the last answered change: either is a committed state.
+    Files.deleteIfExists(journal);
+    journalBytes = 0;
+    compactAt = Math.max(MIN_COMPACT_BYTES, 4L * image.length);
+    rewrite = false;
+  }
+
+  private static final byte[] PUT =
+      "{\"put\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] DEL =
+      "{\"del\":\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  private static byte[] image(Map<String, Stored> image) throws IOException {
     var out = new java.io.ByteArrayOutputStream(64 + image.size() * 512);
     out.write('{');
     boolean first = true;
@@ -208,7 +377,7 @@ public final class ClaimStore {
       out.write(entry.getValue().json());
     }
     out.write('}');
-    PrivateFiles.replace(file, out.toByteArray(), sync);
+    return out.toByteArray();
   }
 
   /** Makes every later write fail (tests of the rollback path); null to stop. */

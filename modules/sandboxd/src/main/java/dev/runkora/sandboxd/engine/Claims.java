@@ -227,6 +227,35 @@ public final class Claims {
     provisioner.destroy(claim.vmName());
   }
 
+  /**
+   * Releases every claim and destroys its sandbox, for a daemon that must leave nothing behind when
+   * it stops. The file is committed first (empty of these claims); a failed commit is logged and
+   * the sandboxes are destroyed all the same, so that the next start drops their claims.
+   *
+   * @return how many claims were released
+   */
+  public int releaseAll() {
+    var released = new ArrayList<Claim>();
+    for (Claim claim : store.all()) {
+      if (store.remove(claim) >= 0) {
+        released.add(claim);
+      }
+    }
+    try {
+      store.commit(store.version());
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "cannot persist the release of every claim", e);
+    }
+    try (var workers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+      for (Claim claim : released) {
+        admission.leave(claim.tenant());
+        metrics.released();
+        workers.execute(() -> provisioner.destroy(claim.vmName()));
+      }
+    }
+    return released.size();
+  }
+
   /** Destroys every claim past its deadline; returns how many. */
   public int reap() {
     Instant now = clock.instant();
