@@ -39,6 +39,7 @@ class CreateToFirstExecBenchmark {
     var bareBwrap = timeCommand(bareBwrap(root));
     var spawnTrue = timeCommand(List.of("/bin/true"));
     var runc = runcBaseline(work.resolve("runc"));
+    var loop = execLoop(work.resolve("loop"), root);
 
     System.out.printf(
         "%nruntime benchmark, %d runs each (ms):%n"
@@ -84,7 +85,57 @@ class CreateToFirstExecBenchmark {
         bwrap.warmExec().p50() / spawnTrue.p50(),
         mountsBefore,
         mountCount());
+    System.out.printf(
+        "  exec loop, %d of each interleaved in one sandbox: exec of true p50 %.2f p99 %.2f"
+            + " | spawn true from Java p50 %.2f p99 %.2f | ratio p50 %.1fx p99 %.1fx%n",
+        LOOP,
+        loop[0].p50(),
+        loop[0].p99(),
+        loop[1].p50(),
+        loop[1].p99(),
+        loop[0].p50() / loop[1].p50(),
+        loop[0].p99() / loop[1].p99());
     deleteUnlessMounted(work);
+  }
+
+  private static final int LOOP = 300;
+
+  /**
+   * The exec round trip on its own, once the JVM is warm: {@value #LOOP} execs of {@code true} in
+   * one running sandbox, each beside a spawn of {@code true} straight from Java.
+   */
+  private static Percentiles[] execLoop(Path state, TestRootFilesystem root) throws Exception {
+    Files.createDirectories(state);
+    var provider = new BwrapRuntimeProvider();
+    var exec = new ArrayList<Long>();
+    var spawn = new ArrayList<Long>();
+    try (var runtime =
+        provider.create(
+            PluginConfig.empty(), new RuntimeContext(state, System.getLogger("kora.bench")))) {
+      var name = "bwrap-bench-loop";
+      runtime.create(spec(name, root));
+      try {
+        for (int i = 0; i < LOOP + 50; i++) {
+          var start = System.nanoTime();
+          runTrue(runtime, name);
+          var ran = System.nanoTime();
+          new ProcessBuilder("/bin/true")
+              .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectErrorStream(true)
+              .start()
+              .waitFor();
+          var spawned = System.nanoTime();
+          if (i >= 50) {
+            exec.add(ran - start);
+            spawn.add(spawned - ran);
+          }
+        }
+      } finally {
+        runtime.delete(name);
+      }
+    }
+    return new Percentiles[] {Percentiles.of(exec), Percentiles.of(spawn)};
   }
 
   /** Removes the benchmark's files, unless something is still mounted below them. */
