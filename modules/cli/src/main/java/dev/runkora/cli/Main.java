@@ -20,6 +20,8 @@ public final class Main {
         sandboxd   run the daemon alone, logging only (same options as up)
         bench      measure kora-sandboxd against baselines (starts its own daemon)
                    --iterations N (200)  --sandboxes N (500)  --clients N (50)  --seconds S (5)
+        vk-sandbox the virtual-kubelet node in front of a sandboxd (Pods become claims)
+                   [flags]  `kora vk-sandbox --help` lists them; --version
 
       sandboxes:
         run [--template T] [--size S] [--net N] [--env K=V] [--cwd DIR] [--timeout S] [--stdin]
@@ -84,6 +86,11 @@ public final class Main {
         Args args = Args.parse(rest, BENCH);
         yield args.flag("help") ? help(console) : Bench.run(benchOptions(args), console.out());
       }
+      case "vk-sandbox" ->
+          // The launcher starts module dev.runkora.vk for this command; the CLI does not read it.
+          throw new CliException(
+              "vk-sandbox is its own program (module dev.runkora.vk): start it with ./kora"
+                  + " vk-sandbox, which puts it and client-java on the module path");
       case "run" -> client(console, rest, ClientCommands.RUN, ClientCommands::run);
       case "claim" -> client(console, rest, ClientCommands.CLAIM, ClientCommands::claim);
       case "exec" -> client(console, rest, ClientCommands.EXEC, ClientCommands::exec);
@@ -104,6 +111,7 @@ public final class Main {
           "up",
           "sandboxd",
           "bench",
+          "vk-sandbox",
           "run",
           "claim",
           "exec",

@@ -57,6 +57,12 @@ class MainTest {
   }
 
   @Test
+  void vkSandboxInProcessPointsToTheLauncher() {
+    assertThat(Main.run(List.of("vk-sandbox", "--version"), console(Map.of()))).isEqualTo(1);
+    assertThat(err()).contains("module dev.runkora.vk").contains("./kora vk-sandbox");
+  }
+
+  @Test
   void runWithoutACommandIsAUsageError() throws IOException {
     int status = Main.run(List.of("run"), console(Map.of("KORA_URL", "127.0.0.1:" + freePort())));
 
