@@ -5,9 +5,11 @@
  * host's static busybox shell), reached through named pipes.
  *
  * <p>It needs root (for cgroups and the host-side overlay and bind mounts), {@code bwrap} 0.8 or
- * newer, util-linux ({@code nsenter}, {@code mount}) and a static {@code busybox} on the host. It
- * exports nothing: the host reaches it only through {@link
- * dev.runkora.spi.runtime.RuntimeProvider}.
+ * newer, util-linux ({@code nsenter}, {@code mount}) and a static {@code busybox} on the host. With
+ * {@code --enable-native-access=dev.runkora.plugin.runtime.bwrap} it makes named pipes and mounts
+ * with direct system calls; without it, it runs coreutils' {@code mkfifo} and util-linux's {@code
+ * mount} and {@code umount} instead. Commands always run through the agent. It exports nothing: the
+ * host reaches it only through {@link dev.runkora.spi.runtime.RuntimeProvider}.
  */
 module dev.runkora.plugin.runtime.bwrap {
   requires dev.runkora.spi.runtime;

@@ -83,9 +83,10 @@ final class AgentExecProcess implements ExecProcess {
    * @param initPid the host pid of the sandbox's pid 1
    * @param script the command as a script for the agent's shell
    * @param timeout the request's timeout, zero for none
+   * @param fifo what makes the request's named pipes
    */
-  static AgentExecProcess start(Path execDir, long initPid, String script, Duration timeout)
-      throws IOException {
+  static AgentExecProcess start(
+      Path execDir, long initPid, String script, Duration timeout, Fifo fifo) throws IOException {
     Path dir;
     while (true) {
       dir = execDir.resolve(Long.toString(IDS.incrementAndGet()));
@@ -100,7 +101,7 @@ final class AgentExecProcess implements ExecProcess {
     try {
       Files.writeString(dir.resolve("cmd"), script, StandardCharsets.UTF_8);
       for (var pipe : List.of("status", "in", "out", "err")) {
-        Fifo.make(dir.resolve(pipe));
+        fifo.make(dir.resolve(pipe));
       }
       try (var control =
           FileChannel.open(

@@ -6,7 +6,6 @@ import dev.runkora.spi.runtime.SandboxSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +13,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Builds the command lines this runtime runs: bubblewrap to make a sandbox, nsenter to enter one.
- * Pure functions of their inputs, so they are unit-tested as text.
+ * Builds the command lines this runtime runs: bubblewrap to make a sandbox, the exec agent's script
+ * for a command, nsenter to enter one for a live mount. Pure functions of their inputs, so they are
+ * unit-tested as text.
  */
 final class BwrapCommandLine {
 
@@ -55,12 +55,6 @@ final class BwrapCommandLine {
    * filesystem. Killing pid 1 makes the kernel kill everything in the namespace.
    */
   static final List<String> KEEP_ALIVE = List.of(BUSYBOX, "sh", "-c", AGENT, "kora-agent");
-
-  /**
-   * The keep-alive where named pipes cannot be made (and of sandboxes made by earlier versions): a
-   * sleep, with commands entered through nsenter.
-   */
-  static final List<String> SLEEP = List.of(BUSYBOX, "sleep", "2147483647");
 
   /** Variables of the agent's shell that a request cannot set with {@code export}. */
   private static final java.util.Set<String> SHELL_SPECIAL =
@@ -170,7 +164,7 @@ final class BwrapCommandLine {
     // user namespace, nothing in the sandbox can remount a read-only bind writable again.
     argv.addAll(List.of("--cap-drop", "CAP_SYS_ADMIN"));
     argv.addAll(List.of("--info-fd", "3", "--"));
-    argv.addAll(Fifo.available() ? KEEP_ALIVE : SLEEP);
+    argv.addAll(KEEP_ALIVE);
     return argv;
   }
 
@@ -218,51 +212,6 @@ final class BwrapCommandLine {
       // Dangling or unreadable: bind it as asked, and let bubblewrap report what is wrong.
     }
     return Optional.empty();
-  }
-
-  /**
-   * Returns the host command that runs one command inside a sandbox. A tiny {@code sh} first moves
-   * itself into the sandbox's cgroups (so the command and all it forks are limited and counted with
-   * the sandbox), then becomes nsenter, which enters the namespaces, takes the sandbox's root,
-   * forks into the pid namespace and runs busybox: its {@code sh} changes to the working directory
-   * and its {@code env -i} runs the command with exactly the given environment.
-   *
-   * <p>Why not nsenter's own {@code --wd=DIR}: nsenter opens that directory on the host before it
-   * enters, and a path there resolves the sandbox's absolute symbolic links against the host's
-   * root, so a sandbox could pick a host directory as its working directory. Here the only path
-   * opened on the host is {@code /proc/<init>/root} itself; the directory is resolved inside, after
-   * chroot. The host-side {@code sh} and nsenter get a fixed environment, so no variable of the
-   * request ({@code LD_PRELOAD}, say) reaches a host binary.
-   */
-  static List<String> exec(
-      BwrapSettings settings,
-      SandboxState state,
-      List<Path> cgroupProcs,
-      String workingDirectory,
-      Map<String, String> env,
-      List<String> command) {
-    var argv = new ArrayList<String>();
-    argv.addAll(
-        List.of(
-            "/bin/sh",
-            "-c",
-            "while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit 125; shift; done; shift;"
-                + " exec \"$@\"",
-            "kora-exec"));
-    cgroupProcs.forEach(file -> argv.add(file.toString()));
-    argv.add("--");
-    argv.addAll(inside(settings, state));
-    argv.addAll(
-        List.of(
-            BUSYBOX,
-            "sh",
-            "-c",
-            "cd -- \"$1\" || exit 126; shift; exec " + BUSYBOX + " env -i \"$@\"",
-            "kora-exec",
-            workingDirectory));
-    env.forEach((key, value) -> argv.add(key + "=" + value));
-    argv.addAll(command);
-    return argv;
   }
 
   /**

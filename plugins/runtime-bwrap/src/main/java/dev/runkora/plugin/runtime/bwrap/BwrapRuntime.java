@@ -68,6 +68,7 @@ final class BwrapRuntime implements SandboxRuntime {
   private final Path sandboxes;
   private final CgroupV1 cgroups;
   private final HostMounts mounts;
+  private final Fifo fifo;
   private final Set<RuntimeCapability> capabilities;
   private final System.Logger logger;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
@@ -78,6 +79,7 @@ final class BwrapRuntime implements SandboxRuntime {
     this.sandboxes = sandboxes;
     this.cgroups = cgroups;
     this.mounts = new HostMounts(settings);
+    this.fifo = new Fifo(settings.mkfifo(), settings.nativeCalls());
     this.logger = logger;
     var found =
         EnumSet.of(
@@ -162,9 +164,7 @@ final class BwrapRuntime implements SandboxRuntime {
     mounts.mountRoot(spec.rootFilesystem().toAbsolutePath(), layout);
     mounts.mountLiveArea(layout.live());
     Files.createDirectory(layout.execDir());
-    if (Fifo.available()) {
-      Fifo.make(layout.execDir().resolve("ctl"));
-    }
+    fifo.make(layout.execDir().resolve("ctl"));
     var state =
         new SandboxState(
             spec.name(),
@@ -216,13 +216,12 @@ final class BwrapRuntime implements SandboxRuntime {
   private long awaitInit(Process launcher, SandboxLayout layout) throws IOException {
     var deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     var agent = String.join("\0", BwrapCommandLine.KEEP_ALIVE) + "\0";
-    var sleep = String.join("\0", BwrapCommandLine.SLEEP) + "\0";
     long init = 0;
     while (System.nanoTime() < deadline) {
       if (init == 0) {
         init = readChildPid(layout.infoFile());
       }
-      if (init != 0 && keepAliveReady(init, agent, sleep)) {
+      if (init != 0 && keepAliveReady(init, agent)) {
         return init;
       }
       if (!launcher.isAlive()) {
@@ -244,7 +243,7 @@ final class BwrapRuntime implements SandboxRuntime {
     }
   }
 
-  private static boolean keepAliveReady(long pid, String agent, String sleep) {
+  private static boolean keepAliveReady(long pid, String agent) {
     try {
       var children =
           Files.readString(
@@ -253,9 +252,6 @@ final class BwrapRuntime implements SandboxRuntime {
         if (!child.isEmpty()) {
           var cmdline =
               Files.readString(Path.of("/proc", child, "cmdline"), StandardCharsets.UTF_8);
-          if (cmdline.equals(sleep)) {
-            return true;
-          }
           if (cmdline.equals(agent)) {
             return Files.exists(Path.of("/proc", child, "fd", "7"), LinkOption.NOFOLLOW_LINKS);
           }
@@ -304,31 +300,18 @@ final class BwrapRuntime implements SandboxRuntime {
                 () ->
                     KoraException.invalidArgument(
                         "program '%s' does not exist in sandbox '%s'", program, name));
-    var execDir = SandboxLayout.of(sandboxes, name).execDir();
-    if (Fifo.available() && Files.exists(execDir.resolve("ctl"), LinkOption.NOFOLLOW_LINKS)) {
-      try {
-        return AgentExecProcess.start(
-            execDir,
-            state.initPid(),
-            BwrapCommandLine.agentScript(workingDirectory, env, resolved, request.argv()),
-            request.timeout());
-      } catch (IOException e) {
-        throw KoraException.internal(
-            e, "cannot start a command in sandbox '%s': %s", name, e.getMessage());
-      }
-    }
-    var command = new ArrayList<>(request.argv());
-    command.set(0, resolved);
-    var argv =
-        BwrapCommandLine.exec(
-            settings, state, cgroups.procsFiles(name), workingDirectory, env, command);
-    var builder = new ProcessBuilder(argv);
-    builder.environment().clear();
-    builder.environment().put("PATH", HOST_PATH);
+    // The only way in: the agent runs inside every namespace and cgroup of the sandbox, without
+    // CAP_SYS_ADMIN, so no command can undo a read-only bind.
     try {
-      return new HostExecProcess(builder.start(), request.timeout());
+      return AgentExecProcess.start(
+          SandboxLayout.of(sandboxes, name).execDir(),
+          state.initPid(),
+          BwrapCommandLine.agentScript(workingDirectory, env, resolved, request.argv()),
+          request.timeout(),
+          fifo);
     } catch (IOException e) {
-      throw KoraException.internal(e, "cannot start a command in sandbox '%s'", name);
+      throw KoraException.internal(
+          e, "cannot start a command in sandbox '%s': %s", name, e.getMessage());
     }
   }
 
@@ -530,9 +513,8 @@ final class BwrapRuntime implements SandboxRuntime {
   /**
    * Kills every process of a sandbox. Its pid 1 first: the kernel then kills the whole pid
    * namespace, and bubblewrap's outer process, which waits for it, reaps it and exits by itself (so
-   * no zombie is left for the host's init to collect). Then whatever else sits in its cgroups: exec
-   * wrappers outside the pid namespace, and the outer process should it linger. Waits until they
-   * are gone.
+   * no zombie is left for the host's init to collect). Then whatever else sits in its cgroups: the
+   * start script and bubblewrap's outer process, should they linger. Waits until they are gone.
    */
   private void kill(String name, Optional<SandboxState> state) {
     var init = state.filter(s -> ProcStat.isAlive(s.initPid(), s.initStartTicks()));

@@ -12,9 +12,11 @@ import java.util.Set;
  * The {@code bwrap} runtime provider: Linux namespaces through bubblewrap, cgroup v1 limits.
  *
  * <p>Settings (all optional): {@code bwrap}, {@code nsenter}, {@code mount}, {@code umount}, {@code
- * setsid}, {@code busybox} (paths of the host binaries it runs), {@code cgroup-root} (default
- * {@code /sys/fs/cgroup}), {@code cgroup-parent} (default {@code kora}), {@code user-namespace}
- * (default {@code true}).
+ * mkfifo}, {@code setsid}, {@code busybox} (paths of the host binaries it runs), {@code
+ * cgroup-root} (default {@code /sys/fs/cgroup}), {@code cgroup-parent} (default {@code kora}),
+ * {@code user-namespace} (default {@code true}), {@code native-calls} (default {@code true}: call
+ * {@code mkfifo}, {@code mount} and {@code umount2} directly where the JVM allows native access;
+ * {@code false} runs the programs of those names instead).
  */
 public final class BwrapRuntimeProvider implements RuntimeProvider {
 

@@ -7,18 +7,29 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * Named pipes, made with libc's {@code mkfifo} through the foreign function API: the JDK has no
- * call for it, and running the {@code mkfifo} program would cost a process per pipe. Where native
- * access is refused, {@link #available()} is false and the runtime enters sandboxes the slower way.
+ * Makes named pipes: with libc's {@code mkfifo} through the foreign function API (the JDK has no
+ * call for it, and the program costs a process per pipe), or, where native calls are off or the JVM
+ * refuses native access, with coreutils' {@code mkfifo} program. Both make the same pipe.
  */
 final class Fifo {
 
   private static final Optional<MethodHandle> MKFIFO = link();
 
-  private Fifo() {}
+  private final Path program;
+  private final boolean nativeCalls;
+
+  /**
+   * @param program the {@code mkfifo} program
+   * @param nativeCalls whether to call libc when the JVM allows it
+   */
+  Fifo(Path program, boolean nativeCalls) {
+    this.program = program;
+    this.nativeCalls = nativeCalls;
+  }
 
   @SuppressWarnings("restricted")
   private static Optional<MethodHandle> link() {
@@ -34,26 +45,33 @@ final class Fifo {
                       FunctionDescriptor.of(
                           ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT)));
     } catch (RuntimeException | LinkageError e) {
+      // IllegalCallerException where native access is refused.
       return Optional.empty();
     }
   }
 
-  /** Returns whether pipes can be made here. */
-  static boolean available() {
+  /** Returns whether this JVM lets libc's {@code mkfifo} be called. */
+  static boolean nativeAvailable() {
     return MKFIFO.isPresent();
   }
 
   /** Makes a named pipe readable and writable by its owner only; fails if the path exists. */
-  static void make(Path path) throws IOException {
-    var mkfifo = MKFIFO.orElseThrow(() -> new IOException("mkfifo is not available"));
-    int result;
-    try (var arena = Arena.ofConfined()) {
-      result = (int) mkfifo.invokeExact(arena.allocateFrom(path.toString()), 0600);
-    } catch (Throwable e) {
-      throw new IOException("mkfifo " + path + ": " + e.getMessage(), e);
+  void make(Path path) throws IOException {
+    if (nativeCalls && MKFIFO.isPresent()) {
+      int result;
+      try (var arena = Arena.ofConfined()) {
+        result = (int) MKFIFO.get().invokeExact(arena.allocateFrom(path.toString()), 0600);
+      } catch (Throwable e) {
+        throw new IOException("mkfifo " + path + ": " + e.getMessage(), e);
+      }
+      if (result != 0) {
+        throw new IOException("mkfifo " + path + " failed");
+      }
+      return;
     }
-    if (result != 0) {
-      throw new IOException("mkfifo " + path + " failed");
+    var result = HostCommand.run(List.of(program.toString(), "-m", "0600", "--", path.toString()));
+    if (!result.succeeded()) {
+      throw new IOException("mkfifo " + path + ": " + result.output());
     }
   }
 }

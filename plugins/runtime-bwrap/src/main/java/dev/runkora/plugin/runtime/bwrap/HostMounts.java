@@ -62,7 +62,8 @@ final class HostMounts {
   private HostCommand.Result overlay(Path lower, SandboxLayout layout) {
     var options =
         "lowerdir=%s,upperdir=%s,workdir=%s".formatted(lower, layout.upper(), layout.work());
-    if (NativeMounts.mount("kora-root", layout.root(), "overlay", 0, options)) {
+    if (settings.nativeCalls()
+        && NativeMounts.mount("kora-root", layout.root(), "overlay", 0, options)) {
       return new HostCommand.Result(0, "");
     }
     return HostCommand.run(
@@ -83,7 +84,8 @@ final class HostMounts {
    */
   void mountLiveArea(Path live) throws IOException {
     Files.createDirectories(live);
-    if (NativeMounts.mount(live.toString(), live, null, NativeMounts.MS_BIND, null)) {
+    if (settings.nativeCalls()
+        && NativeMounts.mount(live.toString(), live, null, NativeMounts.MS_BIND, null)) {
       if (NativeMounts.mount(null, live, null, NativeMounts.MS_SHARED, null)) {
         return;
       }
@@ -104,7 +106,9 @@ final class HostMounts {
    */
   List<String> unmountAllBelow(Path dir) {
     for (var point : mountPointsBelow(dir)) {
-      if (NativeMounts.unmount(point, 0) || NativeMounts.unmount(point, NativeMounts.MNT_DETACH)) {
+      if (settings.nativeCalls()
+          && (NativeMounts.unmount(point, 0)
+              || NativeMounts.unmount(point, NativeMounts.MNT_DETACH))) {
         continue;
       }
       var result = HostCommand.run(List.of(settings.umount().toString(), point));

@@ -13,8 +13,9 @@ import java.util.Optional;
  * The {@code mount(2)} and {@code umount2(2)} system calls through the foreign function API, for
  * the mounts every create and delete makes: calling them directly saves starting util-linux's
  * {@code mount} (a process, and a parse of the host's whole mount table) for each. Every call
- * returns whether it worked; the callers then fall back to the {@code mount} program, whose error
- * message they report.
+ * returns whether it worked, and is false where the JVM refuses native access; the callers then
+ * fall back to the {@code mount} and {@code umount} programs, whose error messages they report.
+ * With setting {@code native-calls} false the callers skip these calls altogether.
  */
 final class NativeMounts {
 

@@ -61,6 +61,19 @@ class BwrapUnitTest {
   }
 
   @Test
+  void missingMkfifoWithoutNativeCallsIsUnavailableAndNamesTheNativeAccessFlag() {
+    var settings =
+        BwrapSettings.from(
+            PluginConfig.of("native-calls", "false", "mkfifo", "/nonexistent/mkfifo"));
+
+    assertThatThrownBy(settings::checkBinaries)
+        .isInstanceOfSatisfying(
+            KoraException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.UNAVAILABLE))
+        .hasMessageContaining("/nonexistent/mkfifo")
+        .hasMessageContaining("--enable-native-access=dev.runkora.plugin.runtime.bwrap");
+  }
+
+  @Test
   void stateSurvivesAStoreAndLoad(@TempDir Path dir) throws IOException {
     var state =
         new SandboxState(
