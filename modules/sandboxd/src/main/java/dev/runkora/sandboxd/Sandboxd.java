@@ -269,6 +269,7 @@ public final class Sandboxd implements AutoCloseable {
     server.stop();
     reaper.close();
     pools.close();
+    store.close();
     plugins.close();
   }
 
@@ -303,6 +304,7 @@ public final class Sandboxd implements AutoCloseable {
     } catch (KoraException e) {
       LOG.log(System.Logger.Level.WARNING, "cannot list the runtime's sandboxes at shutdown", e);
     } finally {
+      store.close();
       plugins.close();
     }
     LOG.log(System.Logger.Level.INFO, "stopped and destroyed {0} claimed sandbox(es)", released);

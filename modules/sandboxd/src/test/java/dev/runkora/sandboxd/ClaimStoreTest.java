@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.runkora.sandboxd.engine.Claim;
+import dev.runkora.sandboxd.engine.ClaimMount;
 import dev.runkora.sandboxd.engine.ClaimStore;
 import dev.runkora.sandboxd.engine.Ids;
 import dev.runkora.sandboxd.engine.PoolKey;
@@ -65,6 +66,31 @@ class ClaimStoreTest {
     assertThat(restarted.all()).containsExactly(renewed);
     assertThat(journal).doesNotExist();
     assertThat(Files.readString(data.resolve(ClaimStore.FILE))).contains(kept.id());
+  }
+
+  @Test
+  void claimsWithEveryFieldSetReadBackEqual() throws Exception {
+    var store = ClaimStore.load(data, false);
+    var plain = claim("plain");
+    var full =
+        new Claim(
+            Ids.sandboxId(),
+            Ids.vmName(),
+            PoolKey.of("registry.local:5000/img:1", "egress", "large"),
+            Ids.token(),
+            Instant.parse("2026-01-02T03:04:05.123456789Z"),
+            86400,
+            "acme",
+            "ns/\"quoted\" \\ ünï\n",
+            Instant.parse("2026-01-01T00:00:00Z"),
+            Map.of("PATH", "/bin:/usr/bin", "TAB", "a\tb", "CTL", "\u0001"),
+            List.of(
+                new ClaimMount("/srv/a b", "/work", true, ""),
+                new ClaimMount("/var/lib/ws/acme--w", "/ws", false, "w")));
+    store.commit(store.put(plain));
+    store.commit(store.put(full));
+    assertThat(ClaimStore.load(data, false).all()).containsExactlyInAnyOrder(plain, full);
+    assertThat(ClaimStore.load(data, false).all()).containsExactlyInAnyOrder(plain, full);
   }
 
   @Test

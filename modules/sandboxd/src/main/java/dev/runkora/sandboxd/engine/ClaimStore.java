@@ -57,7 +57,7 @@ public final class ClaimStore {
   /** A claim with its JSON, encoded once when stored so that a commit only concatenates. */
   private record Stored(Claim claim, byte[] json) {
     static Stored of(Claim claim) {
-      return new Stored(claim, JsonText.compact(toJson(claim)));
+      return new Stored(claim, encode(claim));
     }
   }
 
@@ -71,6 +71,7 @@ public final class ClaimStore {
   private long journalBytes;
   private long compactAt = MIN_COMPACT_BYTES;
   private boolean rewrite;
+  private FileChannel journalChannel;
 
   private ClaimStore(Path dataDir, boolean sync) {
     this.file = dataDir.resolve(FILE);
@@ -321,19 +322,20 @@ public final class ClaimStore {
       out.write('\n');
     }
     boolean fresh = journalBytes == 0;
-    try (var channel =
-        FileChannel.open(
-            journal,
-            java.util.EnumSet.of(
-                StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND),
-            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(PRIVATE))) {
-      var buffer = java.nio.ByteBuffer.wrap(out.toByteArray());
-      while (buffer.hasRemaining()) {
-        channel.write(buffer);
-      }
-      if (sync) {
-        channel.force(false);
-      }
+    if (journalChannel == null) {
+      journalChannel =
+          FileChannel.open(
+              journal,
+              java.util.EnumSet.of(
+                  StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND),
+              java.nio.file.attribute.PosixFilePermissions.asFileAttribute(PRIVATE));
+    }
+    var buffer = java.nio.ByteBuffer.wrap(out.toByteArray());
+    while (buffer.hasRemaining()) {
+      journalChannel.write(buffer);
+    }
+    if (sync) {
+      journalChannel.force(false);
     }
     if (sync && fresh) {
       try (var dir = FileChannel.open(journal.toAbsolutePath().getParent())) {
@@ -347,6 +349,7 @@ public final class ClaimStore {
   private void compact() throws IOException {
     byte[] image = image(new TreeMap<String, Stored>(claims));
     PrivateFiles.replace(file, image, sync);
+    closeJournal();
     // Should the process die before this delete, replaying the journal over the new file gives
     // the file's state again or that of the last answered change: either is a committed state.
     Files.deleteIfExists(journal);
@@ -380,9 +383,73 @@ public final class ClaimStore {
     return out.toByteArray();
   }
 
+  private void closeJournal() throws IOException {
+    var channel = journalChannel;
+    journalChannel = null;
+    if (channel != null) {
+      channel.close();
+    }
+  }
+
+  /** Closes the journal; a later commit opens it again. */
+  public void close() {
+    writer.lock();
+    try {
+      closeJournal();
+    } catch (IOException e) {
+      // Every write went through already; nothing is lost by a failed close.
+    } finally {
+      writer.unlock();
+    }
+  }
+
   /** Makes every later write fail (tests of the rollback path); null to stop. */
   public void failWritesWith(IOException failure) {
     injectedFailure = failure;
+  }
+
+  /**
+   * Returns a claim's JSON as UTF-8: the document {@link #toJson} builds, written by hand, since
+   * every claim, renewal and restart encodes one on the claim path.
+   */
+  static byte[] encode(Claim claim) {
+    var out = new StringBuilder(384);
+    field(out.append('{'), "id", claim.id());
+    field(out.append(','), "vm_name", claim.vmName());
+    out.append(",\"key\":{");
+    field(out, "template", claim.key().template());
+    field(out.append(','), "net", claim.key().net());
+    field(out.append(','), "size", claim.key().size());
+    out.append('}');
+    field(out.append(','), "token", claim.token());
+    field(out.append(','), "deadline", Rfc3339.formatPrecise(claim.deadline()));
+    out.append(",\"lease_seconds\":").append(claim.leaseSeconds());
+    field(out.append(','), "tenant", claim.tenant());
+    field(out.append(','), "claim_ref", claim.claimRef());
+    field(out.append(','), "claimed_at", Rfc3339.formatPrecise(claim.claimedAt()));
+    out.append(",\"env\":{");
+    boolean first = true;
+    for (var e : claim.env().entrySet()) {
+      field(first ? out : out.append(','), e.getKey(), e.getValue());
+      first = false;
+    }
+    out.append("},\"mounts\":[");
+    first = true;
+    for (ClaimMount m : claim.mounts()) {
+      out.append(first ? "{" : ",{");
+      first = false;
+      field(out, "host_path", m.hostPath());
+      field(out.append(','), "path", m.path());
+      out.append(",\"read_only\":").append(m.readOnly());
+      field(out.append(','), "workspace", m.workspace());
+      out.append('}');
+    }
+    return out.append("]}").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private static void field(StringBuilder out, String name, String value) {
+    JsonText.quote(out, name).append(':');
+    JsonText.quote(out, value);
   }
 
   static JsonObject toJson(Claim claim) {

@@ -83,7 +83,16 @@ public final class PoolManager implements AutoCloseable {
   private final Provisioner provisioner;
   private final Autoscaler autoscaler;
   private final InstantSource clock;
-  private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
+
+  /**
+   * Refills, trims and target passes run on platform threads of their own, not on virtual threads:
+   * making a sandbox spends long native calls (process spawns, file and mount work) that would pin
+   * the few carrier threads the HTTP handlers run on, so claims would wait behind refills.
+   */
+  private final ExecutorService workers =
+      Executors.newCachedThreadPool(
+          Thread.ofPlatform().daemon().name("sandboxd-refill-", 0).factory());
+
   private final ScheduledExecutorService timer;
   private final Map<PoolKey, Pool> pools = new ConcurrentHashMap<>();
   private final Object tickLock = new Object();
@@ -164,8 +173,10 @@ public final class PoolManager implements AutoCloseable {
   }
 
   /**
-   * Pops the most recently added warm sandbox of a pool, if there is one, and asks for a refill.
-   * Counts the arrival (and a miss when the stack was empty) for the autoscaler.
+   * Pops the most recently added warm sandbox of a pool, if there is one. Counts the arrival (and a
+   * miss when the stack was empty) for the autoscaler. A miss asks for a refill at once; after a
+   * hit the caller asks ({@link #kick}) once its answer is out, so that the refill's processes do
+   * not compete with the claim for the CPU.
    */
   public Optional<String> takeWarm(PoolKey key) {
     Pool pool = pools.get(key);
@@ -180,7 +191,9 @@ public final class PoolManager implements AutoCloseable {
         pool.pending++;
       }
     }
-    kick();
+    if (name == null) {
+      kick();
+    }
     return Optional.ofNullable(name);
   }
 

@@ -78,6 +78,13 @@ final class Http {
     response.send(JsonText.compact(body));
   }
 
+  /** Sends a JSON answer already encoded. */
+  static void json(ServerResponse response, int status, String json) {
+    response.status(Status.create(status));
+    response.header(HeaderNames.CONTENT_TYPE, "application/json");
+    response.send(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
   /** Sends {@code {"error": message}}. */
   static void error(ServerResponse response, int status, String message) {
     json(response, status, JsonText.object().add("error", message).build());
