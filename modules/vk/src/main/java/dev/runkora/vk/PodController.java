@@ -318,7 +318,7 @@ final class PodController implements AutoCloseable {
       if (e.getCode() == 404) {
         return true;
       }
-      LOG.warning("status of " + ns + "/" + name + ": " + e.getCode() + " " + e.getResponseBody());
+      LOG.warning("status of " + ns + "/" + name + ": " + ApiErrors.describe(e));
       return false;
     }
   }
@@ -340,7 +340,8 @@ final class PodController implements AutoCloseable {
       if (e.getCode() == 404 || e.getCode() == 409) {
         return true;
       }
-      LOG.warning("cannot complete the deletion of " + ns + "/" + name + ": " + e.getCode());
+      LOG.warning(
+          "cannot complete the deletion of " + ns + "/" + name + ": " + ApiErrors.describe(e));
       return false;
     } catch (RuntimeException e) {
       // The answer may be a Status rather than a Pod; the deletion went through.

@@ -133,13 +133,7 @@ public final class VkSandbox implements AutoCloseable {
       node.register();
     } catch (ApiException e) {
       throw new IllegalStateException(
-          "cannot register node "
-              + config.nodeName()
-              + ": "
-              + e.getCode()
-              + " "
-              + e.getResponseBody(),
-          e);
+          "cannot register node " + config.nodeName() + ": " + ApiErrors.describe(e), e);
     }
     loops.scheduleWithFixedDelay(guard("lease", node::renewLease), 0, 10, TimeUnit.SECONDS);
     loops.scheduleWithFixedDelay(
@@ -238,7 +232,7 @@ public final class VkSandbox implements AutoCloseable {
       try {
         task.run();
       } catch (ApiException e) {
-        LOG.warning(name + ": " + e.getCode() + " " + e.getResponseBody());
+        LOG.warning(name + ": " + ApiErrors.describe(e));
       } catch (Exception e) {
         LOG.log(Level.WARNING, name + " failed", e);
       }
