@@ -261,6 +261,33 @@ public final class SandboxdClient implements AutoCloseable {
   }
 
   /**
+   * kora's logs extension, {@code GET /v1/sandboxes/{id}/logs} (sandbox token or root): what the
+   * sandbox's commands wrote to stdout and stderr, raw, as much as the daemon keeps (the last MiB).
+   *
+   * @throws ApiException 404 for an unknown sandbox or a wrong token
+   */
+  public byte[] logs(String id, String token) {
+    return logs(id, token, -1);
+  }
+
+  /**
+   * kora's logs extension with {@code ?tail_bytes=}: at most the last {@code tailBytes} bytes of
+   * the sandbox's output; a negative value asks for all that is kept.
+   */
+  public byte[] logs(String id, String token, long tailBytes) {
+    String query = tailBytes < 0 ? "" : "?tail_bytes=" + tailBytes;
+    HttpResponse<byte[]> r =
+        call(
+            withTimeout(request(sandboxPath(id, "/logs" + query), token).GET(), requestTimeout)
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+    if (r.statusCode() / 100 != 2) {
+      throw error(r.statusCode(), new String(r.body(), StandardCharsets.UTF_8));
+    }
+    return r.body();
+  }
+
+  /**
    * kora's files extension: the content of a file in the sandbox ({@code GET
    * /v1/sandboxes/{id}/files?path=}).
    *

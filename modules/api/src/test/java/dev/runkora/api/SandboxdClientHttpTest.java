@@ -206,6 +206,30 @@ class SandboxdClientHttpTest {
   }
 
   @Test
+  void logsAreReadRawWithTheSandboxTokenAndAnOptionalTail() {
+    answers.add(new Answer(200, "text/plain; charset=utf-8", List.of("hello-logs\n", "{x")));
+    assertThat(new String(client.logs("sb_1", "tok"), StandardCharsets.UTF_8))
+        .isEqualTo("hello-logs\n{x");
+    answers.add(new Answer(200, "text/plain; charset=utf-8", List.of("x")));
+    assertThat(client.logs("sb_1", "tok", 64)).containsExactly('x');
+    answer(404, "{\"error\":\"unknown sandbox\"}");
+    assertThatThrownBy(() -> client.logs("sb_2", "wrong"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.isNotFound()).isTrue();
+              assertThat(e.getMessage()).contains("unknown sandbox");
+            });
+    assertThat(seen)
+        .extracting(Seen::method, Seen::uri, Seen::authorization)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("GET", "/v1/sandboxes/sb_1/logs", "Bearer tok"),
+            org.assertj.core.groups.Tuple.tuple(
+                "GET", "/v1/sandboxes/sb_1/logs?tail_bytes=64", "Bearer tok"),
+            org.assertj.core.groups.Tuple.tuple("GET", "/v1/sandboxes/sb_2/logs", "Bearer wrong"));
+  }
+
+  @Test
   void filesAreReadListedAndWritten() {
     answers.add(new Answer(200, "application/octet-stream", List.of("content")));
     answer(200, "{\"path\":\"/w\",\"entries\":[{\"name\":\"a\",\"type\":\"file\",\"size\":7}]}");

@@ -238,6 +238,11 @@ public final class Sandboxd implements AutoCloseable {
     return config;
   }
 
+  /** Returns how many sandboxes have an output log (tests check that a release drops it). */
+  int logCount() {
+    return provisioner.logs().size();
+  }
+
   /** Returns a snapshot of the pools and claims, for progress displays. */
   public SandboxdInfo info() {
     var views =

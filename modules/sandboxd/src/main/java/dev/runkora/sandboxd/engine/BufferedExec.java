@@ -37,12 +37,13 @@ public final class BufferedExec {
   private BufferedExec() {}
 
   /**
-   * Runs a command to its end.
+   * Runs a command to its end; its output is also appended to {@code log}.
    *
    * @throws ApiException 400 for a missing program or directory, 413 over the output cap, 504 past
    *     the timeout, 502 when the sandbox cannot run it
    */
-  public static Result run(SandboxRuntime runtime, String vm, ExecRequest request) {
+  public static Result run(
+      SandboxRuntime runtime, String vm, ExecRequest request, SandboxLogs.Log log) {
     ExecProcess process = start(runtime, vm, request);
     try (process) {
       process.stdin().close();
@@ -51,9 +52,11 @@ public final class BufferedExec {
       var out = new ByteArrayOutputStream();
       var err = new ByteArrayOutputStream();
       Thread outReader =
-          Thread.ofVirtual().start(() -> drain(process.stdout(), out, total, overflow, process));
+          Thread.ofVirtual()
+              .start(() -> drain(process.stdout(), out, log, total, overflow, process));
       Thread errReader =
-          Thread.ofVirtual().start(() -> drain(process.stderr(), err, total, overflow, process));
+          Thread.ofVirtual()
+              .start(() -> drain(process.stderr(), err, log, total, overflow, process));
       OptionalInt exit =
           request.timeout().isZero()
               ? process.waitFor(Duration.ZERO)
@@ -95,6 +98,7 @@ public final class BufferedExec {
   private static void drain(
       InputStream in,
       ByteArrayOutputStream sink,
+      SandboxLogs.Log log,
       AtomicLong total,
       AtomicBoolean overflow,
       ExecProcess process) {
@@ -102,6 +106,7 @@ public final class BufferedExec {
     try (in) {
       int n;
       while ((n = in.read(buffer)) > 0) {
+        log.append(buffer, 0, n);
         if (overflow.get()) {
           continue;
         }

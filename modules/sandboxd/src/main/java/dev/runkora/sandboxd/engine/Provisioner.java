@@ -20,6 +20,7 @@ public final class Provisioner {
   private final SandboxRuntime runtime;
   private final TemplateResolver templates;
   private final Semaphore budget;
+  private final SandboxLogs logs = new SandboxLogs();
 
   /**
    * Creates a provisioner.
@@ -36,6 +37,11 @@ public final class Provisioner {
   /** Returns the runtime. */
   public SandboxRuntime runtime() {
     return runtime;
+  }
+
+  /** Returns the output logs of the sandboxes, each dropped when its sandbox is destroyed. */
+  public SandboxLogs logs() {
+    return logs;
   }
 
   /** Returns the template resolver. */
@@ -140,6 +146,7 @@ public final class Provisioner {
 
   /** Destroys a sandbox; failures are logged, never thrown (the reaper or a restart retries). */
   public void destroy(String name) {
+    logs.drop(name);
     try {
       runtime.delete(name);
     } catch (RuntimeException e) {

@@ -6,6 +6,7 @@ import dev.runkora.common.json.JsonText;
 import dev.runkora.sandboxd.engine.ApiException;
 import dev.runkora.sandboxd.engine.BufferedExec;
 import dev.runkora.sandboxd.engine.Claim;
+import dev.runkora.sandboxd.engine.SandboxLogs;
 import dev.runkora.spi.runtime.ExecProcess;
 import dev.runkora.spi.runtime.ExecRequest;
 import io.helidon.http.HeaderNames;
@@ -26,7 +27,8 @@ import java.util.Set;
 /**
  * The buffered exec of the API, and kora's streaming exec: {@code POST
  * /v1/sandboxes/{id}/exec/stream} takes the exec request as the first line of the body and the rest
- * of the body as stdin, and answers newline-delimited JSON frames as output is produced.
+ * of the body as stdin, and answers newline-delimited JSON frames as output is produced. The output
+ * of both is kept in the sandbox's log, {@code GET /v1/sandboxes/{id}/logs}.
  */
 final class ExecHandlers {
 
@@ -42,7 +44,8 @@ final class ExecHandlers {
   void register(HttpRouting.Builder routing) {
     routing
         .post("/v1/sandboxes/{id}/exec", this::exec)
-        .post("/v1/sandboxes/{id}/exec/stream", this::stream);
+        .post("/v1/sandboxes/{id}/exec/stream", this::stream)
+        .get("/v1/sandboxes/{id}/logs", this::logs);
   }
 
   static ExecRequest parse(JsonFields body, Claim claim) {
@@ -69,7 +72,8 @@ final class ExecHandlers {
   private void exec(ServerRequest request, ServerResponse response) {
     var claim = node.auth().sandbox(request, ClaimHandlers.id(request), node.store(), false);
     var execRequest = parse(Http.jsonBody(request), claim);
-    var result = BufferedExec.run(node.provisioner().runtime(), claim.vmName(), execRequest);
+    var result =
+        BufferedExec.run(node.provisioner().runtime(), claim.vmName(), execRequest, log(claim));
     Http.json(
         response,
         200,
@@ -78,6 +82,67 @@ final class ExecHandlers {
             .add("stdout", new String(result.stdout(), StandardCharsets.UTF_8))
             .add("stderr", new String(result.stderr(), StandardCharsets.UTF_8))
             .build());
+  }
+
+  /**
+   * Returns the output log of a claimed sandbox. A release that raced the caller's token check may
+   * have dropped it already; the log made again is then dropped and the sandbox is unknown.
+   */
+  private SandboxLogs.Log log(Claim claim) {
+    var logs = node.provisioner().logs();
+    var log = logs.of(claim.vmName());
+    if (node.store().get(claim.id()).isEmpty()) {
+      logs.drop(claim.vmName());
+      throw ApiException.unknownSandbox();
+    }
+    return log;
+  }
+
+  /**
+   * {@code GET /v1/sandboxes/{id}/logs}: what the sandbox's commands wrote to stdout and stderr,
+   * raw, the last {@code tail_bytes} of it; with {@code follow=true} new output is streamed until
+   * the client leaves (noticed at the next write) or the sandbox is released.
+   */
+  private void logs(ServerRequest request, ServerResponse response) throws Exception {
+    var claim = node.auth().sandbox(request, ClaimHandlers.id(request), node.store(), true);
+    long tail = SandboxLogs.CAP;
+    var tailParam = request.query().first("tail_bytes");
+    if (tailParam.isPresent()) {
+      if (!tailParam.get().matches("[0-9]{1,18}")) {
+        throw ApiException.badRequest("tail_bytes must be a non-negative integer");
+      }
+      tail = Long.parseLong(tailParam.get());
+    }
+    String followParam = request.query().first("follow").orElse("false");
+    if (!followParam.equals("true") && !followParam.equals("false")) {
+      throw ApiException.badRequest("follow must be true or false");
+    }
+    var log = log(claim);
+    response.status(Status.OK_200);
+    response.header(HeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+    if (followParam.equals("false")) {
+      response.send(log.tail(tail));
+      return;
+    }
+    try (OutputStream out = response.outputStream()) {
+      long position = log.from(tail);
+      while (true) {
+        var chunk = log.read(position, HEARTBEAT.toMillis());
+        if (chunk.bytes().length > 0) {
+          out.write(chunk.bytes());
+          out.flush();
+        }
+        position = chunk.end();
+        if (chunk.bytes().length == 0 && log.closed()) {
+          return;
+        }
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      // The client left.
+    } catch (InterruptedException e) {
+      // The daemon is stopping.
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void stream(ServerRequest request, ServerResponse response) throws Exception {
@@ -102,12 +167,13 @@ final class ExecHandlers {
     } catch (JsonFormatError e) {
       throw new ApiException(400, "invalid request body: " + e.getMessage());
     }
+    var log = log(claim);
     ExecProcess process =
         BufferedExec.start(node.provisioner().runtime(), claim.vmName(), execRequest);
     try (process) {
       response.status(Status.OK_200);
       response.header(HeaderNames.CONTENT_TYPE, "application/x-ndjson");
-      var frames = new FrameWriter(response.outputStream(), process);
+      var frames = new FrameWriter(response.outputStream(), process, log);
       boolean stdinOpen = hasStdin;
       Thread stdin =
           Thread.ofVirtual()
@@ -149,11 +215,13 @@ final class ExecHandlers {
   private static final class FrameWriter {
     private final OutputStream out;
     private final ExecProcess process;
+    private final SandboxLogs.Log log;
     private boolean broken;
 
-    FrameWriter(OutputStream out, ExecProcess process) {
+    FrameWriter(OutputStream out, ExecProcess process, SandboxLogs.Log log) {
       this.out = out;
       this.process = process;
+      this.log = log;
     }
 
     void pump(String stream, InputStream in) {
@@ -161,6 +229,7 @@ final class ExecHandlers {
       try (in) {
         int n;
         while ((n = in.read(buffer)) > 0) {
+          log.append(buffer, 0, n);
           byte[] chunk = java.util.Arrays.copyOf(buffer, n);
           write(
               JsonText.object()
