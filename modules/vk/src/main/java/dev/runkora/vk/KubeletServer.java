@@ -83,6 +83,7 @@ final class KubeletServer implements AutoCloseable {
   private final VkConfig config;
   private final SandboxPods pods;
   private final SandboxdPort.Exec exec;
+  private final SandboxdPort.Logs logs;
   private final ApiClient client;
   private final SSLContext ssl;
   private final boolean clientCertificates;
@@ -96,12 +97,14 @@ final class KubeletServer implements AutoCloseable {
       VkConfig config,
       SandboxPods pods,
       SandboxdPort.Exec exec,
+      SandboxdPort.Logs logs,
       ApiClient client,
       List<X509Certificate> clientCas)
       throws IOException, GeneralSecurityException {
     this.config = config;
     this.pods = pods;
     this.exec = exec;
+    this.logs = logs;
     this.client = client;
     KeyStore keys = Certificates.serving(config);
     KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
@@ -272,8 +275,7 @@ final class KubeletServer implements AutoCloseable {
             ctx, HttpResponseStatus.NOT_FOUND, "text/plain", "pod " + key + " is not on this node");
         return;
       }
-      // sandboxd keeps no container log: a sandbox's output belongs to the commands run in it.
-      send(ctx, HttpResponseStatus.OK, "text/plain", "");
+      containerLogs(ctx, key, query);
       return;
     }
     if (path.startsWith("/exec/") && parts.length >= 5) {
@@ -297,6 +299,66 @@ final class KubeletServer implements AutoCloseable {
       return;
     }
     send(ctx, HttpResponseStatus.NOT_FOUND, "text/plain", "404 page not found");
+  }
+
+  /**
+   * {@code /containerLogs}: the sandbox's output log, what the commands run in it (through exec)
+   * wrote to stdout and stderr. {@code tailLines}, then {@code limitBytes} (the first bytes of what
+   * is left) are applied as a kubelet does; {@code follow}, {@code timestamps} and {@code
+   * sinceSeconds} are not served (the log so far is answered).
+   */
+  private void containerLogs(
+      ChannelHandlerContext ctx, String key, Map<String, List<String>> query) {
+    Optional<Claim> claim = pods.settled(key);
+    if (claim.isEmpty()) {
+      send(ctx, HttpResponseStatus.OK, "text/plain", "");
+      return;
+    }
+    long limitBytes = number(query, "limitBytes");
+    long tailLines = number(query, "tailLines");
+    byte[] log;
+    try {
+      log = logs.logs(claim.get().id(), claim.get().token());
+    } catch (dev.runkora.api.ApiException e) {
+      send(
+          ctx,
+          e.isNotFound() ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.BAD_GATEWAY,
+          "text/plain",
+          "sandbox log of " + key + ": " + e.getMessage());
+      return;
+    }
+    if (tailLines >= 0) {
+      log = tailLines(log, tailLines);
+    }
+    if (limitBytes >= 0 && limitBytes < log.length) {
+      // As a kubelet: the first limitBytes of what is selected.
+      log = java.util.Arrays.copyOf(log, (int) limitBytes);
+    }
+    send(ctx, HttpResponseStatus.OK, "text/plain", log);
+  }
+
+  /** A non-negative query number, or -1 when absent or not a number. */
+  private static long number(Map<String, List<String>> query, String name) {
+    List<String> v = query.get(name);
+    if (v == null || v.isEmpty() || !v.getFirst().matches("[0-9]{1,18}")) {
+      return -1;
+    }
+    return Long.parseLong(v.getFirst());
+  }
+
+  /** The last {@code lines} lines of a log (a last line without its newline counts). */
+  static byte[] tailLines(byte[] log, long lines) {
+    int end = log.length;
+    if (end > 0 && log[end - 1] == '\n') {
+      end--;
+    }
+    long seen = 0;
+    for (int i = end - 1; i >= 0; i--) {
+      if (log[i] == '\n' && ++seen == lines) {
+        return java.util.Arrays.copyOfRange(log, i + 1, log.length);
+      }
+    }
+    return lines == 0 ? new byte[0] : log;
   }
 
   private void startExec(
@@ -473,7 +535,11 @@ final class KubeletServer implements AutoCloseable {
 
   private static void send(
       ChannelHandlerContext ctx, HttpResponseStatus status, String type, String body) {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    send(ctx, status, type, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void send(
+      ChannelHandlerContext ctx, HttpResponseStatus status, String type, byte[] bytes) {
     FullHttpResponse r =
         new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
     r.headers().set(HttpHeaderNames.CONTENT_TYPE, type);

@@ -47,6 +47,17 @@ interface SandboxdPort {
     }
   }
 
+  /** kora's output log of a sandbox ({@code GET /v1/sandboxes/{id}/logs}), behind kubectl logs. */
+  interface Logs {
+    /** Returns what the sandbox's commands wrote to stdout and stderr, raw. */
+    byte[] logs(String id, String token);
+
+    /** The logs of a real client. */
+    static Logs of(SandboxdClient client) {
+      return client::logs;
+    }
+  }
+
   /** The port over a real client. */
   static SandboxdPort of(SandboxdClient client) {
     return new SandboxdPort() {

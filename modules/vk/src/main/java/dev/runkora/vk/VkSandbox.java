@@ -96,7 +96,13 @@ public final class VkSandbox implements AutoCloseable {
       cas = Certificates.readCertificates(Path.of(config.clientCaFile()));
     }
     this.kubelet =
-        new KubeletServer(config, pods, SandboxdPort.Exec.of(sandboxdClient), client, cas);
+        new KubeletServer(
+            config,
+            pods,
+            SandboxdPort.Exec.of(sandboxdClient),
+            SandboxdPort.Logs.of(sandboxdClient),
+            client,
+            cas);
   }
 
   /** Starts vk-sandbox with {@code config} and the credentials of the environment. */

@@ -202,9 +202,20 @@ class VkSandboxE2E {
                   .contains("id=" + id);
             });
 
-    // kubectl logs goes through the API server to the kubelet API (client certificate auth).
-    String log = core.readNamespacedPodLog("bare", ns.name()).execute();
-    assertThat(log).isNullOrEmpty();
+    // kubectl logs goes through the API server to the kubelet API (client certificate auth): it
+    // shows what the commands run in the sandbox wrote, from sandboxd's log of the sandbox.
+    assertThat(core.readNamespacedPodLog("bare", ns.name()).execute()).isNullOrEmpty();
+    var echoed = ApiServerExec.exec(client, ns.name(), "bare", null, "echo", "hello-logs");
+    assertThat(echoed.stdout()).isEqualTo("hello-logs\n");
+    ApiServerExec.exec(client, ns.name(), "bare", null, "sh", "-c", "echo second >&2");
+    assertThat(core.readNamespacedPodLog("bare", ns.name()).execute())
+        .isEqualTo("hello-logs\nsecond\n");
+    assertThat(core.readNamespacedPodLog("bare", ns.name()).tailLines(1).execute())
+        .isEqualTo("second\n");
+    assertThat(core.readNamespacedPodLog("bare", ns.name()).limitBytes(7).execute())
+        .isEqualTo("hello-l");
+    assertThat(new String(sandboxdClient.logs(id, ROOT, 7), StandardCharsets.UTF_8))
+        .isEqualTo("second\n");
 
     core.deleteNamespacedPod("bare", ns.name()).execute();
     await().atMost(WAIT).until(() -> absent(ns.name(), "bare", pod.getMetadata().getUid()));
