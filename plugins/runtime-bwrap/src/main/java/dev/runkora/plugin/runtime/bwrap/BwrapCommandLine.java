@@ -36,16 +36,25 @@ final class BwrapCommandLine {
    * the signal for a signal). The command's shell reads the request's script, which changes
    * directory, sets exactly the request's environment and execs the program. {@code jobs} reaps the
    * finished children. An id that is not a number is ignored.
+   *
+   * <p>Once the control pipe is open the agent writes {@code ready} to the pipe {@code ready},
+   * which the host holds open while it creates the sandbox and waits on (see {@link #READY}). It
+   * opens that pipe read-write, so the write never blocks, not even when nobody reads any more.
    */
   static final String AGENT =
       "exec 7<>"
           + EXEC
-          + "/ctl || exit 1; while read -r id <&7; do jobs >/dev/null;"
+          + "/ctl || exit 1; echo ready 1<>"
+          + EXEC
+          + "/ready; while read -r id <&7; do jobs >/dev/null;"
           + " case $id in ''|*[!0-9]*) continue;; esac; d="
           + EXEC
           + "/$id;"
           + " { ( exec 7<&- 8>&-; . \"$d/cmd\" ) <\"$d/in\" >\"$d/out\" 2>\"$d/err\" &"
           + " echo $! >&8; wait $!; echo $? >&8; } 7<&- 8>\"$d/status\" & done";
+
+  /** The line the agent writes to its ready pipe once it takes requests. */
+  static final String READY = "ready";
 
   /**
    * The program that keeps a sandbox alive: the exec agent. bubblewrap without {@code --as-pid-1}

@@ -15,12 +15,15 @@ import dev.runkora.spi.runtime.SandboxStats;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,7 +34,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 
@@ -165,6 +171,7 @@ final class BwrapRuntime implements SandboxRuntime {
     mounts.mountLiveArea(layout.live());
     Files.createDirectory(layout.execDir());
     fifo.make(layout.execDir().resolve("ctl"));
+    fifo.make(layout.readyPipe());
     var state =
         new SandboxState(
             spec.name(),
@@ -196,9 +203,13 @@ final class BwrapRuntime implements SandboxRuntime {
     builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     builder.redirectOutput(layout.logFile().toFile());
     builder.redirectErrorStream(true);
-    var launcher = builder.start();
-
-    var init = awaitInit(launcher, layout);
+    long init;
+    // Opened before bubblewrap starts, so the agent's report always finds a reader.
+    try (var ready = openReadyPipe(layout, StandardOpenOption.READ);
+        var wake = openReadyPipe(layout, StandardOpenOption.WRITE)) {
+      var launcher = builder.start();
+      init = awaitInit(launcher, layout, ready, wake);
+    }
     var startTicks =
         ProcStat.startTicks(init)
             .orElseThrow(() -> new IOException("the sandbox's init " + init + " ended at once"));
@@ -209,29 +220,94 @@ final class BwrapRuntime implements SandboxRuntime {
   }
 
   /**
-   * Waits until the sandbox is ready: bubblewrap has reported its pid 1, that process has started
-   * the keep-alive, which bubblewrap does only after every mount is in place, and the exec agent
-   * holds its control pipe open (a request written before would be lost).
+   * Opens the ready pipe for reading or for writing. The reading end is opened first and
+   * read-write, so that no open waits for the other end and the pipe never reads as ended; the
+   * writing end is a channel of its own, since a channel's write waits for its own pending read.
    */
-  private long awaitInit(Process launcher, SandboxLayout layout) throws IOException {
-    var deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    var agent = String.join("\0", BwrapCommandLine.KEEP_ALIVE) + "\0";
-    long init = 0;
-    while (System.nanoTime() < deadline) {
-      if (init == 0) {
-        init = readChildPid(layout.infoFile());
-      }
-      if (init != 0 && keepAliveReady(init, agent)) {
+  private static FileChannel openReadyPipe(SandboxLayout layout, StandardOpenOption mode)
+      throws IOException {
+    return mode == StandardOpenOption.READ
+        ? FileChannel.open(
+            layout.readyPipe(),
+            StandardOpenOption.READ,
+            StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS)
+        : FileChannel.open(layout.readyPipe(), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /**
+   * Waits, blocked on the ready pipe and using no CPU, until the sandbox is ready: its exec agent
+   * writes {@link BwrapCommandLine#READY} there once it holds its control pipe open (a request
+   * written before would be lost). bubblewrap runs the agent only after every mount is in place and
+   * after it has written its report with the host pid of the sandbox's pid 1. Should bubblewrap end
+   * first, or the agent not report within {@link #START_TIMEOUT}, this runtime writes a line of its
+   * own to the pipe to end the wait.
+   */
+  private long awaitInit(
+      Process launcher, SandboxLayout layout, FileChannel ready, FileChannel wake)
+      throws IOException {
+    var waiting = new AtomicBoolean(true);
+    launcher.onExit().thenRun(() -> signal(wake, waiting, LAUNCHER_ENDED));
+    CompletableFuture.delayedExecutor(
+            START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, Runnable::run)
+        .execute(() -> signal(wake, waiting, TIMED_OUT));
+    String line;
+    try {
+      line = readLine(ready);
+    } finally {
+      waiting.set(false);
+    }
+    switch (line) {
+      case BwrapCommandLine.READY -> {
+        var init = readChildPid(layout.infoFile());
+        if (init == 0) {
+          throw new IOException("bubblewrap did not report the sandbox's pid 1");
+        }
         return init;
       }
-      if (!launcher.isAlive()) {
+      case LAUNCHER_ENDED ->
+          throw new IOException(
+              "bubblewrap failed (exit " + launcher.exitValue() + "): " + readLog(layout));
+      case TIMED_OUT -> {
+        launcher.destroyForcibly();
         throw new IOException(
-            "bubblewrap failed (exit " + launcher.exitValue() + "): " + readLog(layout));
+            "the sandbox's exec agent did not report ready within " + START_TIMEOUT);
       }
-      sleep(Duration.ofMillis(1));
+      default -> throw new IOException("unexpected report on the ready pipe: '" + line + "'");
     }
-    launcher.destroyForcibly();
-    throw new IOException("the sandbox did not start within " + START_TIMEOUT);
+  }
+
+  private static final String LAUNCHER_ENDED = "launcher-ended";
+  private static final String TIMED_OUT = "timed-out";
+
+  /** Ends a wait on the ready pipe with a line of our own, unless the wait is over already. */
+  private static void signal(FileChannel wake, AtomicBoolean waiting, String line) {
+    if (!waiting.get()) {
+      return;
+    }
+    try {
+      wake.write(ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.US_ASCII)));
+    } catch (IOException e) {
+      // Closed: the wait ended meanwhile.
+    }
+  }
+
+  /** Reads one line (short writes of whole lines, which a pipe keeps whole) from the pipe. */
+  private static String readLine(FileChannel ready) throws IOException {
+    var buffer = ByteBuffer.allocate(64);
+    while (true) {
+      if (ready.read(buffer) < 0) {
+        throw new IOException("the ready pipe ended");
+      }
+      for (int i = 0; i < buffer.position(); i++) {
+        if (buffer.get(i) == '\n') {
+          return new String(buffer.array(), 0, i, StandardCharsets.US_ASCII);
+        }
+      }
+      if (!buffer.hasRemaining()) {
+        throw new IOException("unexpected report on the ready pipe");
+      }
+    }
   }
 
   private static long readChildPid(Path info) throws IOException {
@@ -240,26 +316,6 @@ final class BwrapRuntime implements SandboxRuntime {
       return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
     } catch (NoSuchFileException e) {
       return 0;
-    }
-  }
-
-  private static boolean keepAliveReady(long pid, String agent) {
-    try {
-      var children =
-          Files.readString(
-              Path.of("/proc", Long.toString(pid), "task", Long.toString(pid), "children"));
-      for (var child : children.trim().split(" ")) {
-        if (!child.isEmpty()) {
-          var cmdline =
-              Files.readString(Path.of("/proc", child, "cmdline"), StandardCharsets.UTF_8);
-          if (cmdline.equals(agent)) {
-            return Files.exists(Path.of("/proc", child, "fd", "7"), LinkOption.NOFOLLOW_LINKS);
-          }
-        }
-      }
-      return false;
-    } catch (IOException e) {
-      return false;
     }
   }
 

@@ -43,6 +43,11 @@ record SandboxLayout(Path dir, Path upper, Path work) {
     return live().resolve("exec");
   }
 
+  /** The named pipe on which the sandbox's agent reports that it takes requests. */
+  Path readyPipe() {
+    return execDir().resolve("ready");
+  }
+
   /** The sandbox's recorded state (see {@link SandboxState}). */
   Path stateFile() {
     return dir.resolve("state.properties");

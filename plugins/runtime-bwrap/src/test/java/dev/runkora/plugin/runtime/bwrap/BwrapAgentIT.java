@@ -1,6 +1,7 @@
 package dev.runkora.plugin.runtime.bwrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.runkora.conformance.runtime.RuntimeSuite;
 import dev.runkora.spi.runtime.ExecRequest;
@@ -100,5 +101,32 @@ class BwrapAgentIT extends RuntimeSuite {
 
     assertThat(result.exitCode()).isNotZero();
     assertThat(Files.readString(host.resolve("file"))).isEqualTo("host\n");
+  }
+
+  @Test
+  void createReturnsOnlyOnceTheAgentTakesRequests() {
+    for (int i = 0; i < 5; i++) {
+      var name = createDefault();
+
+      assertThat(run(name, "echo", "first").stdout()).isEqualTo("first\n");
+    }
+  }
+
+  @Test
+  void bubblewrapFailingFailsCreateAtOnceWithItsErrorAndLeavesNothing() throws Exception {
+    var host = hostDirectory("unmountable");
+    var name = newName();
+    // /usr is a read-only bind of the host's: bubblewrap cannot make a mount point below it.
+    var spec = spec(name).mount(MountSpec.readOnly(host, "/usr/kora-missing/data")).build();
+
+    var started = System.nanoTime();
+    assertThatThrownBy(() -> runtime.create(spec))
+        .isInstanceOf(dev.runkora.spi.core.KoraException.class)
+        .hasMessageContaining("bubblewrap failed");
+
+    // Well within the start timeout: the wait ends when bubblewrap does.
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - started))
+        .isLessThan(java.time.Duration.ofSeconds(5));
+    assertThat(runtime.list()).noneMatch(info -> info.name().equals(name));
   }
 }

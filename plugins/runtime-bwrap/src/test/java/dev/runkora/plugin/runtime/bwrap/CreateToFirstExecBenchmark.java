@@ -86,6 +86,16 @@ class CreateToFirstExecBenchmark {
         mountsBefore,
         mountCount());
     System.out.printf(
+        "  CPU per sandbox     bwrap: create() on its thread %.2f ms;"
+            + " per create+2 execs+delete: JVM %.1f ms, reaped children %.1f ms"
+            + " | process: create() %.2f ms; JVM %.1f ms, children %.1f ms%n",
+        bwrap.createThreadCpuMillis(),
+        bwrap.jvmCpuMillis(),
+        bwrap.childCpuMillis(),
+        process.createThreadCpuMillis(),
+        process.jvmCpuMillis(),
+        process.childCpuMillis());
+    System.out.printf(
         "  exec loop, %d of each interleaved in one sandbox: exec of true p50 %.2f p99 %.2f"
             + " | spawn true from Java p50 %.2f p99 %.2f | ratio p50 %.1fx p99 %.1fx%n",
         LOOP,
@@ -295,7 +305,36 @@ class CreateToFirstExecBenchmark {
   }
 
   private record Figures(
-      Percentiles create, Percentiles createToExec, Percentiles warmExec, Percentiles delete) {}
+      Percentiles create,
+      Percentiles createToExec,
+      Percentiles warmExec,
+      Percentiles delete,
+      double createThreadCpuMillis,
+      double jvmCpuMillis,
+      double childCpuMillis) {}
+
+  /** The calling thread's time on a CPU so far, in nanoseconds (from its schedstat). */
+  private static long threadCpuNanos() throws java.io.IOException {
+    return Long.parseLong(
+        Files.readString(Path.of("/proc/thread-self/schedstat")).strip().split(" ")[0]);
+  }
+
+  /**
+   * This JVM's CPU time (user + system) and that of its reaped children, in clock ticks, from
+   * /proc/self/stat.
+   */
+  private static long[] processCpuTicks() throws java.io.IOException {
+    var stat = Files.readString(Path.of("/proc/self/stat"));
+    var fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    // Fields 14 to 17 of stat(5); fields[0] is field 3.
+    return new long[] {
+      Long.parseLong(fields[11]) + Long.parseLong(fields[12]),
+      Long.parseLong(fields[13]) + Long.parseLong(fields[14])
+    };
+  }
+
+  /** Clock ticks per second: 100 on Linux for every architecture the JDK runs on. */
+  private static final double TICK_MILLIS = 10.0;
 
   private static Figures measure(RuntimeProvider provider, Path state, TestRootFilesystem root)
       throws Exception {
@@ -304,14 +343,21 @@ class CreateToFirstExecBenchmark {
     var create = new ArrayList<Long>();
     var warmExec = new ArrayList<Long>();
     var delete = new ArrayList<Long>();
+    long createCpu = 0;
+    long[] cpuBefore = null;
     try (var runtime =
         provider.create(
             PluginConfig.empty(), new RuntimeContext(state, System.getLogger("kora.bench")))) {
       for (int i = 0; i < WARMUP + RUNS; i++) {
         var name = provider.name() + "-bench-" + i;
+        if (i == WARMUP) {
+          cpuBefore = processCpuTicks();
+        }
+        var threadBefore = threadCpuNanos();
         var start = System.nanoTime();
         runtime.create(spec(name, root));
         var createdOnly = System.nanoTime();
+        var threadAfter = threadCpuNanos();
         runTrue(runtime, name);
         var created = System.nanoTime();
         runTrue(runtime, name);
@@ -323,14 +369,19 @@ class CreateToFirstExecBenchmark {
           create.add(createdOnly - start);
           warmExec.add(warm - created);
           delete.add(deleted - warm);
+          createCpu += threadAfter - threadBefore;
         }
       }
     }
+    var cpuAfter = processCpuTicks();
     return new Figures(
         Percentiles.of(create),
         Percentiles.of(createToExec),
         Percentiles.of(warmExec),
-        Percentiles.of(delete));
+        Percentiles.of(delete),
+        createCpu / 1e6 / RUNS,
+        (cpuAfter[0] - cpuBefore[0]) * TICK_MILLIS / RUNS,
+        (cpuAfter[1] - cpuBefore[1]) * TICK_MILLIS / RUNS);
   }
 
   private static SandboxSpec spec(String name, TestRootFilesystem root) {
