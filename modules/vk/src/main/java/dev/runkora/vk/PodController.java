@@ -68,6 +68,10 @@ final class PodController implements AutoCloseable {
   // What was last pushed per key (UID, phase, pod IP, reason, claim id): the informer's copy lags
   // behind our own patch, and a second identical patch would only load the API server.
   private final Map<String, String> pushed = new ConcurrentHashMap<>();
+  // -Dkora.vk.trace=true: per-Pod nanoTime marks of the create path (watch event, worker, claimed,
+  // patch sent, patch answered), logged once Running is written; dropped with the Pod.
+  private static final boolean TRACE = Boolean.getBoolean("kora.vk.trace");
+  private final Map<String, long[]> trace = new ConcurrentHashMap<>();
 
   PodController(
       String nodeName,
@@ -142,6 +146,9 @@ final class PodController implements AutoCloseable {
 
   /** Queues a key for a sync; a key already queued is not queued twice. */
   void enqueue(String key) {
+    if (TRACE) {
+      trace.putIfAbsent(key, new long[] {System.nanoTime(), 0, 0, 0, 0});
+    }
     synchronized (this) {
       if (running.contains(key)) {
         dirty.add(key);
@@ -155,6 +162,7 @@ final class PodController implements AutoCloseable {
   }
 
   private void run(String key) {
+    mark(key, 1);
     synchronized (this) {
       queued.remove(key);
       running.add(key);
@@ -209,6 +217,7 @@ final class PodController implements AutoCloseable {
     V1Pod pod = informer.getIndexer().getByKey(key);
     if (pod == null) {
       pushed.remove(key);
+      trace.remove(key);
       return true;
     }
     String uid = pod.getMetadata().getUid();
@@ -226,13 +235,10 @@ final class PodController implements AutoCloseable {
       if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
         return true;
       }
+      boolean adopted;
       try {
-        boolean adopted = pods.createPod(pod);
-        String id = pods.claimId(key).orElse("");
-        events.normal(
-            pod,
-            adopted ? "SandboxAdopted" : "SandboxClaimed",
-            adopted ? "adopted the preserved sandbox " + id : "claimed sandbox " + id);
+        adopted = pods.createPod(pod);
+        mark(key, 2);
       } catch (IllegalArgumentException | IllegalStateException e) {
         if (pods.isQuarantined(key)) {
           LOG.info("pod " + key + " waits for claim verification: " + e.getMessage());
@@ -253,6 +259,15 @@ final class PodController implements AutoCloseable {
                 Objects.requireNonNullElse(e.getMessage(), e.toString())));
         return never;
       }
+      // The status goes first: the event is sent once Running is written, so that it does not
+      // compete with the status patch for the API server.
+      boolean pushedStatus = pushStatus(key, pod);
+      String id = pods.claimId(key).orElse("");
+      events.normal(
+          pod,
+          adopted ? "SandboxAdopted" : "SandboxClaimed",
+          adopted ? "adopted the preserved sandbox " + id : "claimed sandbox " + id);
+      return pushedStatus;
     } else {
       pods.updatePod(pod);
     }
@@ -290,11 +305,37 @@ final class PodController implements AutoCloseable {
     if (signature.equals(pushed.get(key))) {
       return true;
     }
+    mark(key, 3);
     boolean ok = patchStatus(pod, claimId, JSON.deserialize(JSON.serialize(want), Map.class));
     if (ok) {
       pushed.put(key, signature);
+      if (TRACE) {
+        long[] t = trace.get(key);
+        if (t != null && t[4] == 0) {
+          t[4] = System.nanoTime();
+          LOG.info(
+              String.format(
+                  java.util.Locale.ROOT,
+                  "vk-trace %s queue %.1f claim %.1f between %.1f patch %.1f total %.1f ms",
+                  key,
+                  (t[1] - t[0]) / 1e6,
+                  (t[2] - t[1]) / 1e6,
+                  (t[3] - t[2]) / 1e6,
+                  (t[4] - t[3]) / 1e6,
+                  (t[4] - t[0]) / 1e6));
+        }
+      }
     }
     return ok;
+  }
+
+  private void mark(String key, int i) {
+    if (TRACE) {
+      long[] t = trace.get(key);
+      if (t != null && t[i] == 0) {
+        t[i] = System.nanoTime();
+      }
+    }
   }
 
   private boolean patchStatus(V1Pod pod, String claimId, Map<?, ?> status) {
