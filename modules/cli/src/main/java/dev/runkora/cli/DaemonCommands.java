@@ -197,22 +197,12 @@ final class DaemonCommands {
   }
 
   private static Sandboxd start(SandboxdConfig config) {
-    Sandboxd daemon;
     try {
-      daemon = Sandboxd.start(config);
+      return Sandboxd.start(config);
     } catch (RuntimeException e) {
-      // KoraException carries a message meant for people; anything else too.
+      // KoraException carries a message meant for people (an address in use among them).
       throw new CliException("kora-sandboxd did not start: " + e.getMessage(), e);
     }
-    if (daemon.port() <= 0) {
-      // The web server logs a failed bind and reports port -1 instead of failing the start.
-      daemon.close();
-      throw new CliException(
-          "kora-sandboxd could not listen on "
-              + config.listen()
-              + " (is the port in use? pick another with --listen)");
-    }
-    return daemon;
   }
 
   private static CountDownLatch stopOnShutdown(

@@ -150,6 +150,16 @@ public final class Sandboxd implements AutoCloseable {
               .routing(routing -> ApiRoutes.register(routing, node))
               .build()
               .start();
+      if (server.port() < 0) {
+        // Helidon logs a failed bind and returns a server that listens nowhere.
+        server.stop();
+        pools.close();
+        store.close();
+        throw KoraException.unavailable(
+            "cannot listen on %s: the address is in use or not this host's;"
+                + " choose another listen address",
+            config.listen());
+      }
       advertise.port = server.port();
       pools.start();
       var reaper = new Reaper(claims);

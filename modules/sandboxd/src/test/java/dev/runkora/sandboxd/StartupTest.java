@@ -52,6 +52,17 @@ class StartupTest extends DaemonFixture {
   }
 
   @Test
+  void anAddressInUseStopsStartAndSaysWhichOne() throws Exception {
+    try (var taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      runtime = new TestingRuntime(Files.createDirectories(temp.resolve("boxes")));
+      var config = config(0, 0).withListen("127.0.0.1", taken.getLocalPort());
+      assertThatThrownBy(() -> start(config))
+          .isInstanceOf(KoraException.class)
+          .hasMessageContaining("cannot listen on 127.0.0.1:" + taken.getLocalPort());
+    }
+  }
+
+  @Test
   void configLoaderReadsTheReferenceKeysAndRejectsUnknownOnes() throws Exception {
     Path file = temp.resolve("config.json");
     Files.writeString(
