@@ -288,6 +288,28 @@ public final class SandboxdClient implements AutoCloseable {
   }
 
   /**
+   * kora's logs extension with {@code ?follow=true}: the kept log, then new output as the sandbox's
+   * commands write it. The stream ends when the sandbox is released; closing it (or interrupting
+   * the thread that reads it) leaves. No request timeout applies.
+   *
+   * @throws ApiException 404 for an unknown sandbox or a wrong token
+   */
+  public InputStream followLogs(String id, String token) {
+    HttpResponse<InputStream> r =
+        call(
+            request(sandboxPath(id, "/logs?follow=true"), token).GET().build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+    if (r.statusCode() / 100 != 2) {
+      try (InputStream in = r.body()) {
+        throw error(r.statusCode(), new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        throw new ApiException("log stream from " + base + " broke: " + e.getMessage(), e);
+      }
+    }
+    return r.body();
+  }
+
+  /**
    * kora's files extension: the content of a file in the sandbox ({@code GET
    * /v1/sandboxes/{id}/files?path=}).
    *

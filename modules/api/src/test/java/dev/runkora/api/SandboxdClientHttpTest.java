@@ -230,6 +230,24 @@ class SandboxdClientHttpTest {
   }
 
   @Test
+  void followedLogsAreAStreamUntilTheAnswerEndsAndAnUnknownSandboxIsNotFound() throws Exception {
+    answers.add(new Answer(200, "text/plain; charset=utf-8", List.of("kept\n", "new\n")));
+    try (var in = client.followLogs("sb_1", "tok")) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("kept\nnew\n");
+    }
+    answer(404, "{\"error\":\"unknown sandbox\"}");
+    assertThatThrownBy(() -> client.followLogs("sb_2", "wrong"))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.isNotFound()).isTrue());
+    assertThat(seen)
+        .extracting(Seen::uri, Seen::authorization)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "/v1/sandboxes/sb_1/logs?follow=true", "Bearer tok"),
+            org.assertj.core.groups.Tuple.tuple(
+                "/v1/sandboxes/sb_2/logs?follow=true", "Bearer wrong"));
+  }
+
+  @Test
   void filesAreReadListedAndWritten() {
     answers.add(new Answer(200, "application/octet-stream", List.of("content")));
     answer(200, "{\"path\":\"/w\",\"entries\":[{\"name\":\"a\",\"type\":\"file\",\"size\":7}]}");
