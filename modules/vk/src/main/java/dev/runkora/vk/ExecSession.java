@@ -17,26 +17,44 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.logging.Logger;
 
 /**
- * One {@code kubectl exec} on the kubelet API: the SPDY/3.1 streams of {@code v4.channel.k8s.io}
- * (the API server opens {@code error}, {@code stdin}, {@code stdout}, {@code stderr}, {@code
- * resize} streams; each gets a reply), the command run by sandboxd's streaming exec, its output
- * sent as data frames, and the outcome written to the error stream as a {@code metav1.Status}.
+ * One {@code kubectl exec} or {@code kubectl attach} on the kubelet API: the SPDY/3.1 streams of
+ * {@code v4.channel.k8s.io} (the API server opens {@code error}, {@code stdin}, {@code stdout},
+ * {@code stderr}, {@code resize} streams; each gets a reply), the session's {@link Work} (a command
+ * run by sandboxd's streaming exec, or the sandbox's followed output log) once the requested
+ * streams are open, its output sent as data frames, and the outcome written to the error stream as
+ * a {@code metav1.Status}. When the caller goes away the work is interrupted, so that a followed
+ * log or a command does not outlive it.
  */
 final class ExecSession extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = Logger.getLogger(ExecSession.class.getName());
   private static final byte[] EOF = new byte[0];
 
-  private final SandboxdPort.Exec exec;
+  /** What a session runs once its streams are open. */
+  @FunctionalInterface
+  interface Work {
+    /**
+     * Runs to its end, handing output over while it runs.
+     *
+     * @param stdin the stdin stream's data until its end; null when no stdin was requested
+     * @return the exit code reported on the error stream
+     * @throws IOException when a stream it reads breaks (or its thread is interrupted)
+     */
+    int run(InputStream stdin, ExecOutput output) throws IOException;
+  }
+
   private final Claim claim;
-  private final List<String> command;
+  private final String action;
+  private final Work work;
   private final boolean wantStdin;
   private final boolean wantStdout;
   private final boolean wantStderr;
@@ -49,8 +67,36 @@ final class ExecSession extends ChannelInboundHandlerAdapter {
   private int stdoutId = -1;
   private int stderrId = -1;
   private boolean started;
+  private volatile Future<?> running;
+  private volatile boolean gone;
 
+  /**
+   * A session running {@code work}; {@code action} names it in failure messages ("executing command
+   * in").
+   */
   ExecSession(
+      Claim claim,
+      String action,
+      Work work,
+      boolean stdin,
+      boolean stdout,
+      boolean stderr,
+      boolean tty,
+      ExecutorService executor) {
+    this.claim = claim;
+    this.action = action;
+    this.work = work;
+    this.wantStdin = stdin;
+    this.wantStdout = stdout;
+    this.wantStderr = stderr && !tty;
+    this.tty = tty;
+    this.executor = executor;
+  }
+
+  /**
+   * {@code /exec}, and {@code /attach} with stdin: {@code command} by sandboxd's streaming exec.
+   */
+  static ExecSession command(
       SandboxdPort.Exec exec,
       Claim claim,
       List<String> command,
@@ -59,14 +105,56 @@ final class ExecSession extends ChannelInboundHandlerAdapter {
       boolean stderr,
       boolean tty,
       ExecutorService executor) {
-    this.exec = exec;
-    this.claim = claim;
-    this.command = List.copyOf(command);
-    this.wantStdin = stdin;
-    this.wantStdout = stdout;
-    this.wantStderr = stderr && !tty;
-    this.tty = tty;
-    this.executor = executor;
+    List<String> argv = List.copyOf(command);
+    return new ExecSession(
+        claim,
+        "executing command in",
+        (in, output) -> exec.exec(claim.id(), claim.token(), argv, in, output),
+        stdin,
+        stdout,
+        stderr,
+        tty,
+        executor);
+  }
+
+  /**
+   * {@code /attach} without stdin: the sandbox's output log, what is kept and then what its
+   * commands write, on the stdout stream (on stderr when only that was requested) until the sandbox
+   * is released (exit code 0) or the caller goes away.
+   */
+  static ExecSession log(
+      SandboxdPort.Logs logs,
+      Claim claim,
+      boolean stdout,
+      boolean stderr,
+      boolean tty,
+      ExecutorService executor) {
+    boolean toStdout = stdout || tty;
+    return new ExecSession(
+        claim,
+        "attaching to",
+        (in, output) -> {
+          try (InputStream log = logs.follow(claim.id(), claim.token())) {
+            byte[] buffer = new byte[8192];
+            int n;
+            while ((n = log.read(buffer)) >= 0) {
+              if (n > 0) {
+                byte[] chunk = Arrays.copyOf(buffer, n);
+                if (toStdout) {
+                  output.stdout(chunk);
+                } else {
+                  output.stderr(chunk);
+                }
+              }
+            }
+          }
+          return 0;
+        },
+        false,
+        stdout,
+        stderr,
+        tty,
+        executor);
   }
 
   @Override
@@ -93,7 +181,7 @@ final class ExecSession extends ChannelInboundHandlerAdapter {
           }
           if (!started && ready()) {
             started = true;
-            executor.execute(() -> run(ctx));
+            running = executor.submit(() -> run(ctx));
           }
         }
         case SpdyDataFrame d -> {
@@ -149,8 +237,7 @@ final class ExecSession extends ChannelInboundHandlerAdapter {
         };
     String status;
     try {
-      int code =
-          exec.exec(claim.id(), claim.token(), command, stdinId >= 0 ? new Input() : null, output);
+      int code = work.run(stdinId >= 0 ? new Input() : null, output);
       status =
           code == 0
               ? "{\"metadata\":{},\"status\":\"Success\"}"
@@ -161,12 +248,16 @@ final class ExecSession extends ChannelInboundHandlerAdapter {
                   + "\"ExitCode\",\"message\":\""
                   + code
                   + "\"}]}}";
-    } catch (ApiException | IllegalArgumentException e) {
-      LOG.info("exec in " + claim.id() + " failed: " + e.getMessage());
+    } catch (ApiException | IllegalArgumentException | IOException e) {
+      if (gone) {
+        // The caller left and the work was interrupted: nobody reads a status.
+        return;
+      }
+      LOG.info(action + " " + claim.id() + " failed: " + e.getMessage());
       status =
           "{\"metadata\":{},\"status\":\"Failure\",\"message\":"
               + io.kubernetes.client.openapi.JSON.serialize(
-                  "error executing command in sandbox " + claim.id() + ": " + e.getMessage())
+                  "error " + action + " sandbox " + claim.id() + ": " + e.getMessage())
               + ",\"reason\":\"InternalError\",\"code\":500}";
     }
     write(ctx, errorId, status.getBytes(StandardCharsets.UTF_8));
@@ -189,15 +280,25 @@ final class ExecSession extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    input.add(EOF);
+    leave();
     ctx.fireChannelInactive();
   }
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     LOG.fine("exec session: " + cause);
-    input.add(EOF);
+    leave();
     ctx.close();
+  }
+
+  /** The caller is gone: stdin ends and the work is interrupted (a followed log never ends). */
+  private void leave() {
+    gone = true;
+    input.add(EOF);
+    Future<?> f = running;
+    if (f != null) {
+      f.cancel(true);
+    }
   }
 
   /** The stdin stream's data as an input stream; ends at the stream's FIN. */

@@ -65,8 +65,9 @@ import javax.security.auth.x500.X500Principal;
 
 /**
  * The kubelet API on {@code --listen-addr}, TLS only: {@code /healthz}, {@code /pods}, {@code
- * /containerLogs}, and {@code /exec} over SPDY/3.1 (the protocol the API server speaks to kubelets,
- * {@code v4.channel.k8s.io}), mapped onto sandboxd's streaming exec.
+ * /containerLogs}, and {@code /exec} and {@code /attach} over SPDY/3.1 (the protocol the API server
+ * speaks to kubelets, {@code v4.channel.k8s.io}), mapped onto sandboxd's streaming exec (an attach
+ * without stdin follows the sandbox's output log instead).
  *
  * <p>Callers are authenticated like a kubelet does it: a client certificate issued by the client CA
  * (the API server presents one with {@code --kubelet-client-certificate}), or a bearer token
@@ -282,12 +283,17 @@ final class KubeletServer implements AutoCloseable {
       startExec(ctx, parts[2] + "/" + parts[3], query, upgrade, protocols);
       return;
     }
-    if (path.startsWith("/attach/") || path.startsWith("/portForward/")) {
+    if (path.startsWith("/attach/") && parts.length >= 5) {
+      startAttach(ctx, parts[2] + "/" + parts[3], parts[4], query, upgrade, protocols);
+      return;
+    }
+    if (path.startsWith("/portForward/")) {
       send(
           ctx,
           HttpResponseStatus.BAD_REQUEST,
           "text/plain",
-          "a sandbox has no main process to attach to and no port forwarding; use exec");
+          "port forwarding is not supported by vk-sandbox: a sandbox's ports are reached through"
+              + " its sandboxd node (the Pod IP)");
       return;
     }
     if (path.equals("/stats/summary")) {
@@ -373,6 +379,114 @@ final class KubeletServer implements AutoCloseable {
           ctx, HttpResponseStatus.BAD_REQUEST, "text/plain", "you must specify at least 1 command");
       return;
     }
+    stream(
+        ctx,
+        "exec",
+        key,
+        query,
+        upgrade,
+        protocols,
+        claim ->
+            ExecSession.command(
+                exec,
+                claim,
+                command,
+                flag(query, "input"),
+                flag(query, "output"),
+                flag(query, "error"),
+                flag(query, "tty"),
+                blocking));
+  }
+
+  /**
+   * {@code /attach}. A sandbox has no main process, so: with stdin, an interactive session (the
+   * container's {@code command} and {@code args}, else {@code /bin/sh}) run like {@code /exec};
+   * without stdin, the sandbox's output log followed on the stdout stream.
+   */
+  private void startAttach(
+      ChannelHandlerContext ctx,
+      String key,
+      String container,
+      Map<String, List<String>> query,
+      boolean upgrade,
+      List<String> protocols) {
+    Optional<V1Pod> pod = pods.pod(key);
+    List<String> command = pod.map(p -> attachCommand(p, container)).orElse(List.of());
+    boolean stdin = flag(query, "input");
+    stream(
+        ctx,
+        "attach",
+        key,
+        query,
+        upgrade,
+        protocols,
+        claim ->
+            stdin
+                ? ExecSession.command(
+                    exec,
+                    claim,
+                    command,
+                    true,
+                    flag(query, "output"),
+                    flag(query, "error"),
+                    flag(query, "tty"),
+                    blocking)
+                : ExecSession.log(
+                    logs,
+                    claim,
+                    flag(query, "output"),
+                    flag(query, "error"),
+                    flag(query, "tty"),
+                    blocking));
+  }
+
+  /**
+   * What an interactive attach runs: the named container's (else the first container's) {@code
+   * command} followed by its {@code args} when it gives a command, else {@code /bin/sh}.
+   */
+  static List<String> attachCommand(V1Pod pod, String container) {
+    List<io.kubernetes.client.openapi.models.V1Container> containers =
+        pod.getSpec() == null || pod.getSpec().getContainers() == null
+            ? List.of()
+            : pod.getSpec().getContainers();
+    var chosen =
+        containers.stream()
+            .filter(c -> container.equals(c.getName()))
+            .findFirst()
+            .or(() -> containers.stream().findFirst());
+    if (chosen.isEmpty()
+        || chosen.get().getCommand() == null
+        || chosen.get().getCommand().isEmpty()) {
+      return List.of("/bin/sh");
+    }
+    List<String> argv = new ArrayList<>(chosen.get().getCommand());
+    if (chosen.get().getArgs() != null) {
+      argv.addAll(chosen.get().getArgs());
+    }
+    return List.copyOf(argv);
+  }
+
+  /**
+   * The part {@code /exec} and {@code /attach} share: the pod's settled claim, at least one stream,
+   * the SPDY/3.1 upgrade with {@code v4.channel.k8s.io}, then the connection handed to the session
+   * made for the claim.
+   */
+  private void stream(
+      ChannelHandlerContext ctx,
+      String what,
+      String key,
+      Map<String, List<String>> query,
+      boolean upgrade,
+      List<String> protocols,
+      java.util.function.Function<Claim, ExecSession> session) {
+    if (!flag(query, "input") && !flag(query, "output") && !flag(query, "error")) {
+      send(
+          ctx,
+          HttpResponseStatus.BAD_REQUEST,
+          "text/plain",
+          "you must specify at least 1 of stdin, stdout, stderr");
+      return;
+    }
     Optional<Claim> claim = pods.settled(key);
     if (claim.isEmpty()) {
       send(
@@ -383,7 +497,7 @@ final class KubeletServer implements AutoCloseable {
       return;
     }
     if (!upgrade) {
-      send(ctx, HttpResponseStatus.BAD_REQUEST, "text/plain", "exec needs an SPDY/3.1 upgrade");
+      send(ctx, HttpResponseStatus.BAD_REQUEST, "text/plain", what + " needs an SPDY/3.1 upgrade");
       return;
     }
     boolean offered =
@@ -399,16 +513,7 @@ final class KubeletServer implements AutoCloseable {
           "no supported stream protocol offered (this node speaks " + PROTOCOL_V4 + ")");
       return;
     }
-    ExecSession session =
-        new ExecSession(
-            exec,
-            claim.get(),
-            command,
-            flag(query, "input"),
-            flag(query, "output"),
-            flag(query, "error"),
-            flag(query, "tty"),
-            blocking);
+    ExecSession handler = session.apply(claim.get());
     ctx.executor()
         .execute(
             () -> {
@@ -425,7 +530,7 @@ final class KubeletServer implements AutoCloseable {
               pipeline.replace("http", "spdy", new SpdyFrameCodec(SpdyVersion.SPDY_3_1));
               pipeline.addAfter(
                   "spdy", "session", new SpdySessionHandler(SpdyVersion.SPDY_3_1, true));
-              pipeline.replace("kubelet", "exec", session);
+              pipeline.replace("kubelet", what, handler);
             });
   }
 

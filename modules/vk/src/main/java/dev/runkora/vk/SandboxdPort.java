@@ -52,9 +52,25 @@ interface SandboxdPort {
     /** Returns what the sandbox's commands wrote to stdout and stderr, raw. */
     byte[] logs(String id, String token);
 
+    /**
+     * The log so far, then new output as it is written ({@code ?follow=true}); the stream ends when
+     * the sandbox is released. Closing it or interrupting its reader leaves.
+     */
+    java.io.InputStream follow(String id, String token);
+
     /** The logs of a real client. */
     static Logs of(SandboxdClient client) {
-      return client::logs;
+      return new Logs() {
+        @Override
+        public byte[] logs(String id, String token) {
+          return client.logs(id, token);
+        }
+
+        @Override
+        public java.io.InputStream follow(String id, String token) {
+          return client.followLogs(id, token);
+        }
+      };
     }
   }
 

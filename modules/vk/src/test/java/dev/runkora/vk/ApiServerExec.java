@@ -13,15 +13,18 @@ import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * {@code kubectl exec} as kubectl does it: a WebSocket ({@code v5.channel.k8s.io}) to the API
- * server's {@code pods/exec}, which the API server carries to the kubelet API over SPDY/3.1.
+ * {@code kubectl exec} and {@code kubectl attach} as kubectl does them: a WebSocket ({@code
+ * v5.channel.k8s.io}) to the API server's {@code pods/exec} or {@code pods/attach}, which the API
+ * server carries to the kubelet API over SPDY/3.1.
  */
 final class ApiServerExec {
   /** What an exec produced. */
@@ -30,6 +33,42 @@ final class ApiServerExec {
   private ApiServerExec() {}
 
   static Result exec(ApiClient client, String ns, String pod, byte[] stdin, String... command)
+      throws Exception {
+    StringBuilder query = new StringBuilder("stdout=true&stderr=true");
+    if (stdin != null) {
+      query.append("&stdin=true");
+    }
+    for (String c : command) {
+      query.append("&command=").append(URLEncoder.encode(c, StandardCharsets.UTF_8));
+    }
+    return stream(client, ns, pod, "exec", query.toString(), stdin, null, () -> null);
+  }
+
+  /** {@code kubectl attach -i}: sends {@code stdin}, closes it and waits for the end. */
+  static Result attach(ApiClient client, String ns, String pod, byte[] stdin) throws Exception {
+    return stream(
+        client, ns, pod, "attach", "stdin=true&stdout=true&stderr=true", stdin, null, () -> null);
+  }
+
+  /**
+   * {@code kubectl attach} without stdin: runs {@code attached} once connected, then reads stdout
+   * until {@code until} accepts it (or 30 s pass) and leaves.
+   */
+  static Result attachOutput(
+      ApiClient client, String ns, String pod, Predicate<String> until, Callable<?> attached)
+      throws Exception {
+    return stream(client, ns, pod, "attach", "stdout=true&stderr=true", null, until, attached);
+  }
+
+  private static Result stream(
+      ApiClient client,
+      String ns,
+      String pod,
+      String subresource,
+      String query,
+      byte[] stdin,
+      Predicate<String> until,
+      Callable<?> connected)
       throws Exception {
     InputStream ca = client.getSslCaCert();
     ca.reset();
@@ -44,15 +83,10 @@ final class ApiServerExec {
     tmf.init(trust);
     SSLContext ssl = SSLContext.getInstance("TLS");
     ssl.init(null, tmf.getTrustManagers(), null);
-    StringBuilder query = new StringBuilder("stdout=true&stderr=true");
-    if (stdin != null) {
-      query.append("&stdin=true");
-    }
-    for (String c : command) {
-      query.append("&command=").append(URLEncoder.encode(c, StandardCharsets.UTF_8));
-    }
     String base = client.getBasePath().replaceFirst("^https", "wss");
-    URI uri = URI.create(base + "/api/v1/namespaces/" + ns + "/pods/" + pod + "/exec?" + query);
+    URI uri =
+        URI.create(
+            base + "/api/v1/namespaces/" + ns + "/pods/" + pod + "/" + subresource + "?" + query);
     String token = ((ApiKeyAuth) client.getAuthentication("BearerToken")).getApiKey();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -109,7 +143,18 @@ final class ApiServerExec {
         // v5: close stdin (channel 255, then the stream to close).
         ws.sendBinary(ByteBuffer.wrap(new byte[] {(byte) 255, 0}), true).get(10, TimeUnit.SECONDS);
       }
-      closed.get(30, TimeUnit.SECONDS);
+      connected.call();
+      if (until == null) {
+        closed.get(30, TimeUnit.SECONDS);
+      } else {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!until.test(out.toString(StandardCharsets.UTF_8))
+            && !closed.isDone()
+            && System.nanoTime() < deadline) {
+          Thread.sleep(50);
+        }
+        ws.abort();
+      }
     }
     return new Result(
         out.toString(StandardCharsets.UTF_8),

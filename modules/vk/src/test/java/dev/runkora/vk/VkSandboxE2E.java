@@ -24,7 +24,12 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.apis.CustomObjectsApi;
+import io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api;
 import io.kubernetes.client.openapi.auth.ApiKeyAuth;
+import io.kubernetes.client.openapi.models.AuthenticationV1TokenRequest;
+import io.kubernetes.client.openapi.models.RbacV1Subject;
+import io.kubernetes.client.openapi.models.V1ClusterRole;
+import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1Node;
@@ -32,6 +37,10 @@ import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1OwnerReference;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodSpec;
+import io.kubernetes.client.openapi.models.V1PolicyRule;
+import io.kubernetes.client.openapi.models.V1RoleRef;
+import io.kubernetes.client.openapi.models.V1ServiceAccount;
+import io.kubernetes.client.openapi.models.V1TokenRequestSpec;
 import io.kubernetes.client.openapi.models.V1Toleration;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.Dynamics;
@@ -241,6 +250,152 @@ class VkSandboxE2E {
         ApiServerExec.exec(
             client, ns.name(), "exec", "hello sandbox".getBytes(StandardCharsets.UTF_8), "cat");
     assertThat(echoed.stdout()).isEqualTo("hello sandbox");
+  }
+
+  @Test
+  void kubectlAttachWithStdinIsAShellInTheSandbox(TestNamespace ns) throws Exception {
+    core.createNamespacedPod(ns.name(), pod("attach", null)).execute();
+    awaitRunning(ns.name(), "attach");
+    var attached =
+        ApiServerExec.attach(
+            client,
+            ns.name(),
+            "attach",
+            "echo attached-$((1+1))\nexit\n".getBytes(StandardCharsets.UTF_8));
+    assertThat(attached.stdout()).isEqualTo("attached-2\n");
+    assertThat(attached.status()).contains("\"status\":\"Success\"");
+  }
+
+  @Test
+  void kubectlAttachWithoutStdinFollowsTheSandboxOutput(TestNamespace ns) throws Exception {
+    core.createNamespacedPod(ns.name(), pod("follow", null)).execute();
+    awaitRunning(ns.name(), "follow");
+    ApiServerExec.exec(client, ns.name(), "follow", null, "echo", "written-before");
+    // What is written while attached arrives too: the attach follows the log.
+    var attached =
+        ApiServerExec.attachOutput(
+            client,
+            ns.name(),
+            "follow",
+            out -> out.contains("written-while-attached"),
+            () -> {
+              Thread.sleep(500);
+              return ApiServerExec.exec(
+                  client, ns.name(), "follow", null, "echo", "written-while-attached");
+            });
+    assertThat(attached.stdout()).isEqualTo("written-before\nwritten-while-attached\n");
+  }
+
+  @Test
+  void bearerTokenCallersOfTheKubeletApiAreReviewedAndNeedNodesLog(TestNamespace ns)
+      throws Exception {
+    core.createNamespacedPod(ns.name(), pod("tokened", null)).execute();
+    awaitRunning(ns.name(), "tokened");
+    ApiServerExec.exec(client, ns.name(), "tokened", null, "echo", "seen-by-token");
+    core.createNamespacedServiceAccount(
+            ns.name(), new V1ServiceAccount().metadata(new V1ObjectMeta().name("log-reader")))
+        .execute();
+    String token =
+        core.createNamespacedServiceAccountToken(
+                "log-reader",
+                ns.name(),
+                new AuthenticationV1TokenRequest().spec(new V1TokenRequestSpec()))
+            .execute()
+            .getStatus()
+            .getToken();
+    String path = "/containerLogs/" + ns.name() + "/tokened/agent";
+
+    assertThat(kubeletGet(path, token).status()).isEqualTo(403);
+    assertThat(kubeletGet(path, token + "x").status()).isEqualTo(401);
+    assertThat(kubeletGet(path, null).status()).isEqualTo(401);
+
+    String role = "vk-e2e-log-reader-" + ns.name();
+    var rbac = new RbacAuthorizationV1Api(client);
+    rbac.createClusterRole(
+            new V1ClusterRole()
+                .metadata(new V1ObjectMeta().name(role))
+                .rules(
+                    List.of(
+                        new V1PolicyRule()
+                            .apiGroups(List.of(""))
+                            .resources(List.of("nodes/log"))
+                            .verbs(List.of("get")))))
+        .execute();
+    try {
+      rbac.createClusterRoleBinding(
+              new V1ClusterRoleBinding()
+                  .metadata(new V1ObjectMeta().name(role))
+                  .roleRef(
+                      new V1RoleRef()
+                          .apiGroup("rbac.authorization.k8s.io")
+                          .kind("ClusterRole")
+                          .name(role))
+                  .subjects(
+                      List.of(
+                          new RbacV1Subject()
+                              .kind("ServiceAccount")
+                              .name("log-reader")
+                              .namespace(ns.name()))))
+          .execute();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () -> {
+                var answer = kubeletGet(path, token);
+                assertThat(answer.status()).isEqualTo(200);
+                assertThat(answer.body()).isEqualTo("seen-by-token\n");
+              });
+      // nodes/log grants logs, not exec or /pods (nodes/proxy).
+      assertThat(kubeletGet("/pods", token).status()).isEqualTo(403);
+    } finally {
+      rbac.deleteClusterRoleBinding(role).execute();
+      rbac.deleteClusterRole(role).execute();
+    }
+  }
+
+  /** An answer of the kubelet API. */
+  record Answer(int status, String body) {}
+
+  /** GET on this node's kubelet API, straight (not through the API server), trusting any cert. */
+  Answer kubeletGet(String path, String bearer) throws Exception {
+    javax.net.ssl.TrustManager[] trustAll = {
+      new javax.net.ssl.X509TrustManager() {
+        @Override
+        public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {}
+
+        @Override
+        public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {}
+
+        @Override
+        public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+          return new java.security.cert.X509Certificate[0];
+        }
+      }
+    };
+    javax.net.ssl.SSLContext ssl = javax.net.ssl.SSLContext.getInstance("TLS");
+    ssl.init(null, trustAll, null);
+    var connection =
+        (javax.net.ssl.HttpsURLConnection)
+            java.net
+                .URI
+                .create("https://127.0.0.1:" + config.listenPort() + path)
+                .toURL()
+                .openConnection();
+    connection.setSSLSocketFactory(ssl.getSocketFactory());
+    connection.setHostnameVerifier((host, session) -> true);
+    connection.setConnectTimeout(10_000);
+    connection.setReadTimeout(10_000);
+    if (bearer != null) {
+      connection.setRequestProperty("Authorization", "Bearer " + bearer);
+    }
+    try {
+      int status = connection.getResponseCode();
+      InputStream in = status < 400 ? connection.getInputStream() : connection.getErrorStream();
+      return new Answer(
+          status, in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } finally {
+      connection.disconnect();
+    }
   }
 
   /**
