@@ -8,10 +8,12 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.spdy.DefaultSpdyDataFrame;
+import io.netty.handler.codec.spdy.DefaultSpdyRstStreamFrame;
 import io.netty.handler.codec.spdy.DefaultSpdySynReplyFrame;
 import io.netty.handler.codec.spdy.SpdyDataFrame;
 import io.netty.handler.codec.spdy.SpdyGoAwayFrame;
 import io.netty.handler.codec.spdy.SpdyRstStreamFrame;
+import io.netty.handler.codec.spdy.SpdyStreamStatus;
 import io.netty.handler.codec.spdy.SpdySynStreamFrame;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
@@ -203,8 +205,13 @@ final class ExecSession extends ChannelInboundHandlerAdapter {
           }
         }
         case SpdyGoAwayFrame g -> {
-          input.add(EOF);
-          ctx.close();
+          // The caller is leaving: end the work, and reset the streams, since the session
+          // handler closes the connection only once no stream is open.
+          leave();
+          for (int id : streams) {
+            ctx.write(new DefaultSpdyRstStreamFrame(id, SpdyStreamStatus.CANCEL));
+          }
+          ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
         default -> {
           // Settings, pings and window updates are the session handler's.
