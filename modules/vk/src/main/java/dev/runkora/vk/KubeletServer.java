@@ -90,7 +90,17 @@ final class KubeletServer implements AutoCloseable {
   private final boolean clientCertificates;
   private final ExecutorService blocking =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vk-kubelet-", 0).factory());
-  private final Map<String, Caller> tokenCache = new ConcurrentHashMap<>();
+
+  /**
+   * Accepted tokens for {@link #TOKEN_TTL} (a kubelet's default webhook cache TTL), so that a
+   * deleted service account or an expired token stops working soon, not never.
+   */
+  private final Map<String, CachedCaller> tokenCache = new ConcurrentHashMap<>();
+
+  static final long TOKEN_TTL = java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
+
+  private record CachedCaller(Caller caller, long until) {}
+
   private EventLoopGroup group;
   private Channel server;
 
@@ -552,9 +562,12 @@ final class KubeletServer implements AutoCloseable {
     }
     if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
       String token = authorization.substring(7).strip();
-      Caller cached = tokenCache.get(token);
+      CachedCaller cached = tokenCache.get(token);
       if (cached != null) {
-        return Optional.of(cached);
+        if (System.nanoTime() - cached.until() < 0) {
+          return Optional.of(cached.caller());
+        }
+        tokenCache.remove(token, cached);
       }
       try {
         V1TokenReview review =
@@ -570,7 +583,7 @@ final class KubeletServer implements AutoCloseable {
           if (tokenCache.size() > 1000) {
             tokenCache.clear();
           }
-          tokenCache.put(token, c);
+          tokenCache.put(token, new CachedCaller(c, System.nanoTime() + TOKEN_TTL));
           return Optional.of(c);
         }
       } catch (ApiException e) {
