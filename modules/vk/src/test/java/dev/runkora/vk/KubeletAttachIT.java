@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -24,17 +22,10 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.spdy.DefaultSpdyDataFrame;
 import io.netty.handler.codec.spdy.DefaultSpdyGoAwayFrame;
-import io.netty.handler.codec.spdy.DefaultSpdySynStreamFrame;
-import io.netty.handler.codec.spdy.SpdyDataFrame;
-import io.netty.handler.codec.spdy.SpdyFrameCodec;
-import io.netty.handler.codec.spdy.SpdySessionHandler;
-import io.netty.handler.codec.spdy.SpdyVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ServerSocket;
@@ -45,7 +36,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -173,8 +163,10 @@ class KubeletAttachIT {
 
   @Test
   void aGoAwayEndsTheFollowedLogAndTheConnection() throws Exception {
-    Session s = open("/attach/ns/bare/agent?output=1&error=1", false);
-    await().atMost(Duration.ofSeconds(10)).until(() -> s.text(Session.STDOUT).equals("kept\n"));
+    SpdyClient.Session s = open("/attach/ns/bare/agent?output=1&error=1", false);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> s.text(SpdyClient.Session.STDOUT).equals("kept\n"));
     // Sent below the client's own session handler, which sends one only on close.
     s.channel.pipeline().context("session").writeAndFlush(new DefaultSpdyGoAwayFrame(0)).sync();
     assertThat(followClosed.await(10, TimeUnit.SECONDS)).isTrue();
@@ -183,27 +175,29 @@ class KubeletAttachIT {
 
   @Test
   void attachWithStdinRunsTheContainerCommandLikeExec() throws Exception {
-    Session s = open("/attach/ns/agent/agent?input=1&output=1&error=1", true);
+    SpdyClient.Session s = open("/attach/ns/agent/agent?input=1&output=1&error=1", true);
     s.send("echo hi\n");
     s.closed.get(10, TimeUnit.SECONDS);
     assertThat(executed).containsExactly(List.of("/bin/bash", "-l", "-i"));
-    assertThat(s.text(Session.STDOUT)).isEqualTo("echo hi\n");
-    assertThat(s.text(Session.ERROR)).contains("\"status\":\"Success\"");
+    assertThat(s.text(SpdyClient.Session.STDOUT)).isEqualTo("echo hi\n");
+    assertThat(s.text(SpdyClient.Session.ERROR)).contains("\"status\":\"Success\"");
   }
 
   @Test
   void attachWithStdinToAPodWithoutACommandIsAShell() throws Exception {
-    Session s = open("/attach/ns/bare/agent?input=1&output=1&tty=1", true);
+    SpdyClient.Session s = open("/attach/ns/bare/agent?input=1&output=1&tty=1", true);
     s.send("exit\n");
     s.closed.get(10, TimeUnit.SECONDS);
     assertThat(executed).containsExactly(List.of("/bin/sh"));
-    assertThat(s.text(Session.STDOUT)).isEqualTo("exit\n");
+    assertThat(s.text(SpdyClient.Session.STDOUT)).isEqualTo("exit\n");
   }
 
   @Test
   void attachWithoutStdinFollowsTheLogUntilTheCallerLeaves() throws Exception {
-    Session s = open("/attach/ns/bare/agent?output=1&error=1", false);
-    await().atMost(Duration.ofSeconds(10)).until(() -> s.text(Session.STDOUT).equals("kept\n"));
+    SpdyClient.Session s = open("/attach/ns/bare/agent?output=1&error=1", false);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> s.text(SpdyClient.Session.STDOUT).equals("kept\n"));
     assertThat(followClosed.getCount()).isEqualTo(1);
     // The caller goes away as the API server's proxy does when kubectl leaves: the connection
     // drops (bypassing the SPDY session, which would wait for its open streams).
@@ -290,105 +284,7 @@ class KubeletAttachIT {
     }
   }
 
-  /** An upgraded connection with the error, stdout, stderr (and stdin) streams open. */
-  private Session open(String uri, boolean stdin) throws Exception {
-    Session s = new Session();
-    SslContext ssl = tls();
-    CompletableFuture<Void> upgraded = new CompletableFuture<>();
-    s.channel =
-        new Bootstrap()
-            .group(clients)
-            .channel(NioSocketChannel.class)
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel c) {
-                    c.pipeline()
-                        .addLast(ssl.newHandler(c.alloc()))
-                        .addLast("http", new HttpClientCodec())
-                        .addLast("client", s.handler(upgraded));
-                  }
-                })
-            .connect("127.0.0.1", server.port())
-            .sync()
-            .channel();
-    s.channel.closeFuture().addListener(f -> s.closed.complete(null));
-    var request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, uri);
-    request
-        .headers()
-        .set(HttpHeaderNames.HOST, "127.0.0.1")
-        .set(HttpHeaderNames.CONTENT_LENGTH, 0)
-        .set(HttpHeaderNames.CONNECTION, "Upgrade")
-        .set(HttpHeaderNames.UPGRADE, "SPDY/3.1")
-        .set("X-Stream-Protocol-Version", KubeletServer.PROTOCOL_V4);
-    s.channel.writeAndFlush(request);
-    upgraded.get(10, TimeUnit.SECONDS);
-    s.stream(Session.ERROR, "error");
-    if (stdin) {
-      s.stream(Session.STDIN, "stdin");
-    }
-    s.stream(Session.STDOUT, "stdout");
-    s.stream(Session.STDERR, "stderr");
-    return s;
-  }
-
-  /** The client side of one upgraded connection; data frames are kept per stream. */
-  static final class Session {
-    static final int ERROR = 1;
-    static final int STDIN = 3;
-    static final int STDOUT = 5;
-    static final int STDERR = 7;
-    final Map<Integer, ByteArrayOutputStream> received = new ConcurrentHashMap<>();
-    final CompletableFuture<Void> closed = new CompletableFuture<>();
-    Channel channel;
-
-    SimpleChannelInboundHandler<Object> handler(CompletableFuture<Void> upgraded) {
-      return new SimpleChannelInboundHandler<>() {
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
-          if (msg instanceof io.netty.handler.codec.http.HttpResponse r) {
-            if (r.status().code() != 101) {
-              upgraded.completeExceptionally(new IllegalStateException("answer " + r.status()));
-              return;
-            }
-            var pipeline = ctx.pipeline();
-            pipeline.replace("http", "spdy", new SpdyFrameCodec(SpdyVersion.SPDY_3_1));
-            pipeline.addAfter(
-                "spdy", "session", new SpdySessionHandler(SpdyVersion.SPDY_3_1, false));
-            upgraded.complete(null);
-          } else if (msg instanceof SpdyDataFrame d) {
-            ByteBuf content = d.content();
-            byte[] bytes = new byte[content.readableBytes()];
-            content.readBytes(bytes);
-            received
-                .computeIfAbsent(d.streamId(), k -> new ByteArrayOutputStream())
-                .writeBytes(bytes);
-          }
-        }
-      };
-    }
-
-    void stream(int id, String type) throws InterruptedException {
-      var syn = new DefaultSpdySynStreamFrame(id, 0, (byte) 0);
-      syn.headers().set("streamtype", type);
-      // The client writes only to stdin; its half of the other streams closes at once.
-      syn.setLast(id != STDIN);
-      channel.writeAndFlush(syn).sync();
-    }
-
-    /** Writes to stdin and ends it. */
-    void send(String text) throws InterruptedException {
-      channel
-          .writeAndFlush(
-              new DefaultSpdyDataFrame(
-                  STDIN, Unpooled.copiedBuffer(text.getBytes(StandardCharsets.UTF_8))))
-          .sync();
-      channel.writeAndFlush(new DefaultSpdyDataFrame(STDIN).setLast(true)).sync();
-    }
-
-    String text(int stream) {
-      ByteArrayOutputStream b = received.get(stream);
-      return b == null ? "" : b.toString(StandardCharsets.UTF_8);
-    }
+  private SpdyClient.Session open(String uri, boolean stdin) throws Exception {
+    return SpdyClient.open(clients, "127.0.0.1", server.port(), uri, null, stdin);
   }
 }

@@ -267,6 +267,34 @@ class VkSandboxE2E {
   }
 
   @Test
+  void kubectlAttachOverSpdyThroughTheApiServer(TestNamespace ns) throws Exception {
+    // kubectl before WebSockets: the API server passes the SPDY upgrade through to the node.
+    core.createNamespacedPod(ns.name(), pod("spdy", null)).execute();
+    awaitRunning(ns.name(), "spdy");
+    java.net.URI api = java.net.URI.create(client.getBasePath());
+    String token = ((ApiKeyAuth) client.getAuthentication("BearerToken")).getApiKey();
+    var group =
+        new io.netty.channel.MultiThreadIoEventLoopGroup(
+            1, io.netty.channel.nio.NioIoHandler.newFactory());
+    try {
+      var session =
+          SpdyClient.open(
+              group,
+              api.getHost(),
+              api.getPort(),
+              "/api/v1/namespaces/" + ns.name() + "/pods/spdy/attach?stdin=true&stdout=true",
+              token,
+              true);
+      session.send("echo attached-$((1+1))\nexit\n");
+      session.closed.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(session.text(SpdyClient.Session.STDOUT)).isEqualTo("attached-2\n");
+      assertThat(session.text(SpdyClient.Session.ERROR)).contains("\"status\":\"Success\"");
+    } finally {
+      group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void kubectlAttachWithoutStdinFollowsTheSandboxOutput(TestNamespace ns) throws Exception {
     core.createNamespacedPod(ns.name(), pod("follow", null)).execute();
     awaitRunning(ns.name(), "follow");
