@@ -68,8 +68,8 @@ final class ClaimHandlers {
           .ifPresent(addr -> JsonText.quote(answer.append(",\"owner_addr\":"), addr));
       Http.json(response, 200, answer.append('}').toString());
     } finally {
-      // The refill the claim started begins once the answer is out.
-      node.pools().kick();
+      // The refill the claim started begins once the answer is out (a miss asked for it already).
+      node.pools().refillAfterHit(claimRequest.key());
     }
   }
 
