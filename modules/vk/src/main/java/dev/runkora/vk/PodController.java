@@ -15,7 +15,6 @@ import io.kubernetes.client.openapi.models.V1PodList;
 import io.kubernetes.client.openapi.models.V1PodStatus;
 import io.kubernetes.client.openapi.models.V1Preconditions;
 import io.kubernetes.client.util.CallGeneratorParams;
-import io.kubernetes.client.util.PatchUtils;
 import io.kubernetes.client.util.Watchable;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import io.kubernetes.client.util.generic.KubernetesApiResponse;
@@ -349,17 +348,31 @@ final class PodController implements AutoCloseable {
     String name = pod.getMetadata().getName();
     try {
       limiter.acquire();
-      PatchUtils.patch(
-          V1Pod.class,
-          () -> core.patchNamespacedPodStatus(name, ns, new V1Patch(json)).buildCall(null),
-          V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH,
-          client);
-      return true;
-    } catch (ApiException e) {
-      if (e.getCode() == 404) {
-        return true;
+      // The answer (the whole Pod) is not decoded: nothing here reads it, and decoding it would
+      // cost the node more than the write itself.
+      var call = core.patchNamespacedPodStatus(name, ns, new V1Patch(json)).buildCall(null);
+      var request =
+          call.request()
+              .newBuilder()
+              .patch(
+                  okhttp3.RequestBody.create(
+                      json.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                      okhttp3.MediaType.get(V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH)))
+              .build();
+      try (var response = client.getHttpClient().newCall(request).execute()) {
+        if (response.isSuccessful() || response.code() == 404) {
+          return true;
+        }
+        String detail = response.body() == null ? "" : response.body().string();
+        LOG.warning(
+            "status of " + ns + "/" + name + ": HTTP " + response.code() + " " + detail.strip());
+        return false;
       }
+    } catch (ApiException e) {
       LOG.warning("status of " + ns + "/" + name + ": " + ApiErrors.describe(e));
+      return false;
+    } catch (java.io.IOException e) {
+      LOG.warning("status of " + ns + "/" + name + ": " + e.getMessage());
       return false;
     }
   }

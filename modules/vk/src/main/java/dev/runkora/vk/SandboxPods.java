@@ -49,6 +49,9 @@ import java.util.logging.Logger;
 final class SandboxPods {
   private static final Logger LOG = Logger.getLogger(SandboxPods.class.getName());
 
+  /** {@code -Dkora.vk.trace=true}: logs per claim how long sandboxd and the state file took. */
+  private static final boolean TRACE = Boolean.getBoolean("kora.vk.trace");
+
   static final String ANNOTATION_RUNTIME = "sandbox.cocoonstack.io/runtime";
   static final String ANNOTATION_TEMPLATE = "sandbox.cocoonstack.io/template";
   static final String ANNOTATION_NET = "sandbox.cocoonstack.io/net";
@@ -412,6 +415,7 @@ final class SandboxPods {
             .withTtlSeconds(ttl)
             .withClaimRef(key);
     ClaimResponse response;
+    long claiming = System.nanoTime();
     try {
       response = sandboxd.claim(request);
     } catch (ApiException e) {
@@ -424,6 +428,7 @@ final class SandboxPods {
       throw new IllegalStateException(
           "sandboxd node at capacity (it redirected to " + response.redirect() + ")");
     }
+    long claimed = System.nanoTime();
     Instant now = clock.instant();
     Claim claim =
         new Claim(
@@ -465,6 +470,15 @@ final class SandboxPods {
         throw new IllegalStateException(
             "cannot persist claim (" + e.getMessage() + ") and its return timed out", e);
       }
+    }
+    if (TRACE) {
+      LOG.info(
+          String.format(
+              java.util.Locale.ROOT,
+              "vk-claim %s sandboxd %.1f state file %.1f ms",
+              key,
+              (claimed - claiming) / 1e6,
+              (System.nanoTime() - claimed) / 1e6));
     }
     LOG.fine("claimed " + claim.id() + " for " + key);
     statusChanged.accept(key);
