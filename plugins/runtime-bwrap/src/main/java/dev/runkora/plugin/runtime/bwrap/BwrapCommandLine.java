@@ -132,8 +132,7 @@ final class BwrapCommandLine {
 
   /**
    * Returns the bubblewrap command that makes a sandbox: namespaces, the overlay root, /proc, /dev,
-   * /tmp, the spec's binds, the busybox and the live-mount area, and the keep-alive. It writes its
-   * report (the host pid of the sandbox's pid 1) to file descriptor 3.
+   * /tmp, the spec's binds, the busybox and the live-mount area, and the keep-alive.
    */
   static List<String> create(BwrapSettings settings, SandboxSpec spec, SandboxLayout layout) {
     var argv = new ArrayList<String>();
@@ -172,7 +171,7 @@ final class BwrapCommandLine {
     // Mounting is the host's job (live mounts enter through nsenter): without CAP_SYS_ADMIN in its
     // user namespace, nothing in the sandbox can remount a read-only bind writable again.
     argv.addAll(List.of("--cap-drop", "CAP_SYS_ADMIN"));
-    argv.addAll(List.of("--info-fd", "3", "--"));
+    argv.add("--");
     argv.addAll(KEEP_ALIVE);
     return argv;
   }

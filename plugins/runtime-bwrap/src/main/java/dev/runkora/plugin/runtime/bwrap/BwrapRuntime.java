@@ -65,7 +65,6 @@ final class BwrapRuntime implements SandboxRuntime {
   /** The names SandboxSpec accepts; any other name cannot be ours, nor a path to walk. */
   private static final Pattern VALID_NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
 
-  private static final Pattern CHILD_PID = Pattern.compile("\"child-pid\"\\s*:\\s*(\\d+)");
   private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
   private static final String HOST_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
@@ -183,17 +182,9 @@ final class BwrapRuntime implements SandboxRuntime {
             spec.workingDirectory());
     state.store(layout.stateFile());
 
+    // setsid execs bubblewrap in place (a child of the JVM leads no process group), so the
+    // launcher is bubblewrap itself, in a session of its own that terminal signals do not reach.
     var argv = new ArrayList<String>();
-    argv.addAll(
-        List.of(
-            "/bin/sh",
-            "-c",
-            "info=$1; shift; while [ \"$1\" != -- ]; do echo $$ > \"$1\" || exit 125; shift;"
-                + " done; shift; exec \"$@\" 3>\"$info\"",
-            "kora-start",
-            layout.infoFile().toString()));
-    cgroups.procsFiles(spec.name()).forEach(file -> argv.add(file.toString()));
-    argv.add("--");
     argv.add(settings.setsid().toString());
     argv.addAll(BwrapCommandLine.create(settings, spec, layout));
     var builder = new ProcessBuilder(argv);
@@ -209,6 +200,12 @@ final class BwrapRuntime implements SandboxRuntime {
         var wake = openReadyPipe(layout, StandardOpenOption.WRITE)) {
       var launcher = builder.start();
       init = awaitInit(launcher, layout, ready, wake);
+      // The sandbox joins its cgroups now, before the first request can make the agent fork:
+      // bubblewrap, its init and the agent are all there is. Joining here rather than in a shell
+      // before bubblewrap saves that shell's start on every create.
+      var members = new ArrayList<Long>(List.of(launcher.pid(), init));
+      members.addAll(ProcStat.children(init));
+      cgroups.join(spec.name(), members);
     }
     var startTicks =
         ProcStat.startTicks(init)
@@ -259,11 +256,13 @@ final class BwrapRuntime implements SandboxRuntime {
     }
     switch (line) {
       case BwrapCommandLine.READY -> {
-        var init = readChildPid(layout.infoFile());
-        if (init == 0) {
-          throw new IOException("bubblewrap did not report the sandbox's pid 1");
+        // bubblewrap's only child is the sandbox's pid 1 (its init, the agent's parent).
+        var children = ProcStat.children(launcher.pid());
+        if (children.size() != 1) {
+          throw new IOException(
+              "bubblewrap has " + children.size() + " children, not the sandbox's pid 1 alone");
         }
-        return init;
+        return children.getFirst();
       }
       case LAUNCHER_ENDED ->
           throw new IOException(
@@ -307,15 +306,6 @@ final class BwrapRuntime implements SandboxRuntime {
       if (!buffer.hasRemaining()) {
         throw new IOException("unexpected report on the ready pipe");
       }
-    }
-  }
-
-  private static long readChildPid(Path info) throws IOException {
-    try {
-      var matcher = CHILD_PID.matcher(Files.readString(info, StandardCharsets.UTF_8));
-      return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
-    } catch (NoSuchFileException e) {
-      return 0;
     }
   }
 

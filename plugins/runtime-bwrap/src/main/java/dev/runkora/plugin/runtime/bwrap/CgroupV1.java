@@ -118,6 +118,18 @@ final class CgroupV1 {
     }
   }
 
+  /**
+   * Moves processes into the sandbox's cgroups, one controller after the other. Their children
+   * forked afterwards are born there.
+   */
+  void join(String sandbox, List<Long> pids) throws IOException {
+    for (var procs : procsFiles(sandbox)) {
+      for (long pid : pids) {
+        write(procs, pid);
+      }
+    }
+  }
+
   /** Returns the pids of every process in the sandbox's cgroups (a set; empty when none). */
   Set<Long> processes(String sandbox) {
     var result = new java.util.TreeSet<Long>();

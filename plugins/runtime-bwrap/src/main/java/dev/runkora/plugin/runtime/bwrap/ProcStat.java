@@ -32,6 +32,28 @@ final class ProcStat {
     }
   }
 
+  /**
+   * Returns the children of a single-threaded process, from {@code /proc/<pid>/task/<pid>/children}
+   * (not a scan of every process); empty when it is gone.
+   */
+  static java.util.List<Long> children(long pid) {
+    try {
+      var text =
+          Files.readString(
+              Path.of("/proc", Long.toString(pid), "task", Long.toString(pid), "children"),
+              StandardCharsets.US_ASCII);
+      var result = new java.util.ArrayList<Long>();
+      for (var word : text.trim().split(" ")) {
+        if (!word.isEmpty()) {
+          result.add(Long.parseLong(word));
+        }
+      }
+      return result;
+    } catch (IOException | NumberFormatException e) {
+      return java.util.List.of();
+    }
+  }
+
   /** Returns whether the process that had this pid and start time still runs. */
   static boolean isAlive(long pid, long startTicks) {
     return pid > 0 && startTicks(pid).equals(OptionalLong.of(startTicks));

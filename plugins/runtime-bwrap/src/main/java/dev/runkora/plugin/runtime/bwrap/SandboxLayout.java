@@ -53,11 +53,6 @@ record SandboxLayout(Path dir, Path upper, Path work) {
     return dir.resolve("state.properties");
   }
 
-  /** What bubblewrap reports about the sandbox it made (its {@code --info-fd}). */
-  Path infoFile() {
-    return dir.resolve("info.json");
-  }
-
   /** bubblewrap's own output: its error when the sandbox could not be made. */
   Path logFile() {
     return dir.resolve("bwrap.log");
