@@ -27,26 +27,32 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.spdy.SpdyFrameCodec;
 import io.netty.handler.codec.spdy.SpdySessionHandler;
 import io.netty.handler.codec.spdy.SpdyVersion;
 import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -65,9 +71,10 @@ import javax.security.auth.x500.X500Principal;
 
 /**
  * The kubelet API on {@code --listen-addr}, TLS only: {@code /healthz}, {@code /pods}, {@code
- * /containerLogs}, and {@code /exec} and {@code /attach} over SPDY/3.1 (the protocol the API server
- * speaks to kubelets, {@code v4.channel.k8s.io}), mapped onto sandboxd's streaming exec (an attach
- * without stdin follows the sandbox's output log instead).
+ * /containerLogs} (followed too), {@code /stats/summary}, and {@code /exec} and {@code /attach}
+ * over SPDY/3.1 (the protocol the API server speaks to kubelets, {@code v4.channel.k8s.io}), mapped
+ * onto sandboxd's streaming exec (an attach without stdin follows the sandbox's output log
+ * instead).
  *
  * <p>Callers are authenticated like a kubelet does it: a client certificate issued by the client CA
  * (the API server presents one with {@code --kubelet-client-certificate}), or a bearer token
@@ -85,6 +92,8 @@ final class KubeletServer implements AutoCloseable {
   private final SandboxPods pods;
   private final SandboxdPort.Exec exec;
   private final SandboxdPort.Logs logs;
+  private final SandboxdPort.Stats stats;
+  private final Instant startedAt = Instant.now();
   private final ApiClient client;
   private final SSLContext ssl;
   private final boolean clientCertificates;
@@ -109,6 +118,7 @@ final class KubeletServer implements AutoCloseable {
       SandboxPods pods,
       SandboxdPort.Exec exec,
       SandboxdPort.Logs logs,
+      SandboxdPort.Stats stats,
       ApiClient client,
       List<X509Certificate> clientCas)
       throws IOException, GeneralSecurityException {
@@ -116,6 +126,7 @@ final class KubeletServer implements AutoCloseable {
     this.pods = pods;
     this.exec = exec;
     this.logs = logs;
+    this.stats = stats;
     this.client = client;
     KeyStore keys = Certificates.serving(config);
     KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
@@ -306,12 +317,8 @@ final class KubeletServer implements AutoCloseable {
               + " its sandboxd node (the Pod IP)");
       return;
     }
-    if (path.equals("/stats/summary")) {
-      send(
-          ctx,
-          HttpResponseStatus.OK,
-          "application/json",
-          JSON.serialize(Map.of("node", Map.of("nodeName", config.nodeName()), "pods", List.of())));
+    if (path.equals("/stats/summary") || path.equals("/stats/summary/")) {
+      send(ctx, HttpResponseStatus.OK, "application/json", JSON.serialize(summary()));
       return;
     }
     send(ctx, HttpResponseStatus.NOT_FOUND, "text/plain", "404 page not found");
@@ -320,27 +327,40 @@ final class KubeletServer implements AutoCloseable {
   /**
    * {@code /containerLogs}: the sandbox's output log, what the commands run in it (through exec)
    * wrote to stdout and stderr. {@code tailLines}, then {@code limitBytes} (the first bytes of what
-   * is left) are applied as a kubelet does; {@code follow}, {@code timestamps} and {@code
-   * sinceSeconds} are not served (the log so far is answered).
+   * is left) are applied as a kubelet does; {@code follow=true} then streams what is written from
+   * then on. {@code timestamps} and {@code sinceSeconds} are checked but not applied: sandboxd
+   * keeps no time per line.
    */
   private void containerLogs(
       ChannelHandlerContext ctx, String key, Map<String, List<String>> query) {
+    long tailLines;
+    long limitBytes;
+    boolean follow;
+    try {
+      tailLines = logOption(query, "tailLines", 0);
+      limitBytes = logOption(query, "limitBytes", 1);
+      logOption(query, "sinceSeconds", 1);
+      follow = bool(query, "follow");
+      bool(query, "timestamps");
+      bool(query, "previous");
+    } catch (IllegalArgumentException e) {
+      send(ctx, HttpResponseStatus.BAD_REQUEST, "text/plain", e.getMessage());
+      return;
+    }
     Optional<Claim> claim = pods.settled(key);
     if (claim.isEmpty()) {
       send(ctx, HttpResponseStatus.OK, "text/plain", "");
       return;
     }
-    long limitBytes = number(query, "limitBytes");
-    long tailLines = number(query, "tailLines");
+    if (follow) {
+      followLogs(ctx, key, claim.get(), tailLines, limitBytes);
+      return;
+    }
     byte[] log;
     try {
       log = logs.logs(claim.get().id(), claim.get().token());
     } catch (dev.runkora.api.ApiException e) {
-      send(
-          ctx,
-          e.isNotFound() ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.BAD_GATEWAY,
-          "text/plain",
-          "sandbox log of " + key + ": " + e.getMessage());
+      sendLogError(ctx, key, e);
       return;
     }
     if (tailLines >= 0) {
@@ -353,13 +373,273 @@ final class KubeletServer implements AutoCloseable {
     send(ctx, HttpResponseStatus.OK, "text/plain", log);
   }
 
-  /** A non-negative query number, or -1 when absent or not a number. */
-  private static long number(Map<String, List<String>> query, String name) {
+  private static void sendLogError(
+      ChannelHandlerContext ctx, String key, dev.runkora.api.ApiException e) {
+    send(
+        ctx,
+        e.isNotFound() ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.BAD_GATEWAY,
+        "text/plain",
+        "sandbox log of " + key + ": " + e.getMessage());
+  }
+
+  /**
+   * {@code /containerLogs?follow=true}: the kept log (its last {@code tailLines} lines when given),
+   * then what the sandbox's commands write, as a chunked answer flushed as it arrives, until the
+   * caller goes away, the claim ends (sandboxd ends the followed stream) or {@code limitBytes} were
+   * sent. The stream is sandboxd's {@code ?follow=true}, the one a stdin-less attach follows.
+   */
+  private void followLogs(
+      ChannelHandlerContext ctx, String key, Claim claim, long tailLines, long limitBytes) {
+    byte[] head = new byte[0];
+    long skip = 0;
+    InputStream in;
+    try {
+      if (tailLines >= 0) {
+        // The followed stream starts with everything kept: the tail is cut from a snapshot, and
+        // the snapshot's bytes are skipped at the stream's start (what came after it follows).
+        byte[] kept = logs.logs(claim.id(), claim.token());
+        head = tailLines(kept, tailLines);
+        skip = kept.length;
+      }
+      in = logs.follow(claim.id(), claim.token());
+    } catch (dev.runkora.api.ApiException e) {
+      sendLogError(ctx, key, e);
+      return;
+    }
+    // The caller leaving must end the follow, which otherwise lasts as long as the claim.
+    Thread reader = Thread.currentThread();
+    ChannelFutureListener leave =
+        f -> {
+          reader.interrupt();
+          closeQuietly(in);
+        };
+    ctx.channel().closeFuture().addListener(leave);
+    try (in) {
+      HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+      r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
+      HttpUtil.setTransferEncodingChunked(r, true);
+      await(ctx.writeAndFlush(r));
+      long left = limitBytes < 0 ? Long.MAX_VALUE : limitBytes;
+      left = writeChunk(ctx, head, 0, head.length, left);
+      byte[] buffer = new byte[8192];
+      int n;
+      while (left > 0 && (n = in.read(buffer)) >= 0) {
+        int from = (int) Math.min(skip, n);
+        skip -= from;
+        left = writeChunk(ctx, buffer, from, n - from, left);
+      }
+      ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+    } catch (IOException | dev.runkora.api.ApiException e) {
+      if (ctx.channel().isActive()) {
+        // Broken mid-answer: the status line is gone, so the connection is closed.
+        LOG.info("following the log of " + key + " broke: " + e.getMessage());
+        ctx.close();
+      }
+    } finally {
+      ctx.channel().closeFuture().removeListener(leave);
+    }
+  }
+
+  /**
+   * Sends {@code length} bytes (at most {@code left}) as one chunk and waits until written, so a
+   * slow caller slows the follow instead of filling memory.
+   *
+   * @return what is left of the limit
+   */
+  private static long writeChunk(
+      ChannelHandlerContext ctx, byte[] bytes, int from, int length, long left) throws IOException {
+    int n = (int) Math.min(length, left);
+    if (n <= 0) {
+      return left;
+    }
+    await(ctx.writeAndFlush(new DefaultHttpContent(Unpooled.copiedBuffer(bytes, from, n))));
+    return left - n;
+  }
+
+  private static void await(io.netty.channel.ChannelFuture f) throws IOException {
+    try {
+      f.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+    if (!f.isSuccess()) {
+      throw new IOException("the caller went away", f.cause());
+    }
+  }
+
+  private static void closeQuietly(InputStream in) {
+    try {
+      in.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.fine("closing a followed log: " + e);
+    }
+  }
+
+  /**
+   * A log option as a kubelet checks it: absent is -1, otherwise an integer of at least {@code
+   * min}.
+   *
+   * @throws IllegalArgumentException with the message to answer (400)
+   */
+  static long logOption(Map<String, List<String>> query, String name, long min) {
     List<String> v = query.get(name);
-    if (v == null || v.isEmpty() || !v.getFirst().matches("[0-9]{1,18}")) {
+    if (v == null || v.isEmpty()) {
       return -1;
     }
-    return Long.parseLong(v.getFirst());
+    String s = v.getFirst();
+    long n;
+    try {
+      n = Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be an integer, not '" + s + "'", e);
+    }
+    if (n < min) {
+      throw new IllegalArgumentException(name + " must be at least " + min + ", not " + n);
+    }
+    return n;
+  }
+
+  /**
+   * A boolean query parameter as the API server's query decoding reads it: absent or empty is
+   * false.
+   *
+   * @throws IllegalArgumentException for anything but true/false/1/0
+   */
+  static boolean bool(Map<String, List<String>> query, String name) {
+    List<String> v = query.get(name);
+    if (v == null || v.isEmpty() || v.getFirst().isEmpty()) {
+      return false;
+    }
+    return switch (v.getFirst().toLowerCase(Locale.ROOT)) {
+      case "true", "1" -> true;
+      case "false", "0" -> false;
+      default ->
+          throw new IllegalArgumentException(
+              name + " must be true or false, not '" + v.getFirst() + "'");
+    };
+  }
+
+  /** How long {@code /stats/summary} waits for the sandboxes' figures. */
+  static final java.time.Duration STATS_TIMEOUT = java.time.Duration.ofSeconds(2);
+
+  /**
+   * {@code /stats/summary}: the kubelet Summary API's shape (what metrics-server reads), from
+   * sandboxd's per-sandbox stats asked concurrently. sandboxd measures memory only, so there are no
+   * CPU figures; a sandbox whose figures did not come within {@link #STATS_TIMEOUT} (or failed) is
+   * left out, a sandbox whose memory was not measured is listed without figures. The node's memory
+   * is the sum of its sandboxes', given only when every sandbox's is known.
+   */
+  Map<String, Object> summary() {
+    record Held(V1Pod pod, Claim claim) {}
+    List<Held> held = new ArrayList<>();
+    for (V1Pod p : pods.pods()) {
+      pods.settled(SandboxPods.key(p)).ifPresent(c -> held.add(new Held(p, c)));
+    }
+    List<java.util.concurrent.Callable<dev.runkora.api.SandboxStats>> calls = new ArrayList<>();
+    for (Held h : held) {
+      calls.add(() -> stats.stats(h.claim().id()));
+    }
+    List<java.util.concurrent.Future<dev.runkora.api.SandboxStats>> answers;
+    try {
+      answers =
+          calls.isEmpty()
+              ? List.of()
+              : blocking.invokeAll(
+                  calls, STATS_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading sandbox stats", e);
+    }
+    Instant now = Instant.now();
+    List<Map<String, Object>> podList = new ArrayList<>();
+    long nodeMemory = 0;
+    boolean nodeKnown = true;
+    for (int i = 0; i < held.size(); i++) {
+      Held h = held.get(i);
+      var answer = answers.get(i);
+      if (answer.state() != java.util.concurrent.Future.State.SUCCESS) {
+        nodeKnown = false;
+        String why =
+            answer.state() == java.util.concurrent.Future.State.FAILED
+                ? String.valueOf(answer.exceptionNow().getMessage())
+                : "no answer within " + STATS_TIMEOUT.toMillis() + " ms";
+        LOG.fine("stats of " + h.claim().id() + " left out: " + why);
+        continue;
+      }
+      dev.runkora.api.SandboxStats s = answer.resultNow();
+      Map<String, Object> memory = null;
+      if (s.memUsedMeasured()) {
+        memory = memory(s.measuredAt().equals(Instant.EPOCH) ? now : s.measuredAt(), s);
+        nodeMemory += s.memUsedBytes();
+      } else {
+        nodeKnown = false;
+      }
+      podList.add(podStats(h.pod(), h.claim(), memory));
+    }
+    Map<String, Object> node = new java.util.LinkedHashMap<>();
+    node.put("nodeName", config.nodeName());
+    node.put("startTime", startedAt.toString());
+    if (nodeKnown) {
+      Map<String, Object> memory = new java.util.LinkedHashMap<>();
+      memory.put("time", now.toString());
+      memory.put("usageBytes", nodeMemory);
+      memory.put("workingSetBytes", nodeMemory);
+      node.put("memory", memory);
+    }
+    Map<String, Object> summary = new java.util.LinkedHashMap<>();
+    summary.put("node", node);
+    summary.put("pods", podList);
+    return summary;
+  }
+
+  /**
+   * A memory figure: sandboxd's one number is both the usage and the working set; what is left of
+   * the size tier is the available memory.
+   */
+  private static Map<String, Object> memory(Instant at, dev.runkora.api.SandboxStats s) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("time", at.toString());
+    if (s.memTotalBytes() > 0) {
+      m.put("availableBytes", Math.max(0, s.memTotalBytes() - s.memUsedBytes()));
+    }
+    m.put("usageBytes", s.memUsedBytes());
+    m.put("workingSetBytes", s.memUsedBytes());
+    return m;
+  }
+
+  /**
+   * One Pod of the summary. Its sandbox is the whole workload, so the figures are the Pod's and its
+   * first container's (further containers are listed without figures, not counted twice).
+   */
+  private static Map<String, Object> podStats(V1Pod pod, Claim claim, Map<String, Object> memory) {
+    String start = claim.claimedAt().toString();
+    List<Map<String, Object>> containers = new ArrayList<>();
+    List<io.kubernetes.client.openapi.models.V1Container> specs =
+        pod.getSpec() == null || pod.getSpec().getContainers() == null
+            ? List.of()
+            : pod.getSpec().getContainers();
+    for (var spec : specs) {
+      Map<String, Object> c = new java.util.LinkedHashMap<>();
+      c.put("name", spec.getName());
+      c.put("startTime", start);
+      if (memory != null && containers.isEmpty()) {
+        c.put("memory", memory);
+      }
+      containers.add(c);
+    }
+    Map<String, Object> ref = new java.util.LinkedHashMap<>();
+    ref.put("name", pod.getMetadata().getName());
+    ref.put("namespace", pod.getMetadata().getNamespace());
+    ref.put("uid", pod.getMetadata().getUid() == null ? "" : pod.getMetadata().getUid());
+    Map<String, Object> p = new java.util.LinkedHashMap<>();
+    p.put("podRef", ref);
+    p.put("startTime", start);
+    p.put("containers", containers);
+    if (memory != null) {
+      p.put("memory", memory);
+    }
+    return p;
   }
 
   /** The last {@code lines} lines of a log (a last line without its newline counts). */

@@ -74,6 +74,21 @@ interface SandboxdPort {
     }
   }
 
+  /**
+   * The memory figures of a sandbox ({@code GET /v1/sandboxes/{id}/stats}, operator), behind the
+   * kubelet's {@code /stats/summary}.
+   */
+  @FunctionalInterface
+  interface Stats {
+    /** The sandbox's figures; sandboxd measures memory only (no CPU figure). */
+    dev.runkora.api.SandboxStats stats(String id);
+
+    /** The stats of a real client (its node token is the operator's). */
+    static Stats of(SandboxdClient client) {
+      return client::stats;
+    }
+  }
+
   /** The port over a real client. */
   static SandboxdPort of(SandboxdClient client) {
     return new SandboxdPort() {

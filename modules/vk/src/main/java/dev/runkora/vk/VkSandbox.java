@@ -101,6 +101,7 @@ public final class VkSandbox implements AutoCloseable {
             pods,
             SandboxdPort.Exec.of(sandboxdClient),
             SandboxdPort.Logs.of(sandboxdClient),
+            SandboxdPort.Stats.of(sandboxdClient),
             client,
             cas);
   }

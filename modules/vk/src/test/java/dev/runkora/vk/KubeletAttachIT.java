@@ -149,7 +149,17 @@ class KubeletAttachIT {
                 "--listen-addr=127.0.0.1:" + port,
                 "--state-path=" + dir.resolve("state.json")),
             Map.of());
-    server = new KubeletServer(config, pods, exec, logs, null, List.of());
+    server =
+        new KubeletServer(
+            config,
+            pods,
+            exec,
+            logs,
+            id -> {
+              throw new dev.runkora.api.ApiException(404, "unknown sandbox");
+            },
+            null,
+            List.of());
     server.start();
     clients = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   }
