@@ -113,14 +113,19 @@ final class BwrapRuntime implements SandboxRuntime {
     }
     HostMounts.checkOverlayPath(sandboxes.toAbsolutePath(), "the state directory");
     var cgroups = CgroupV1.probe(settings.cgroupRoot(), settings.cgroupParent());
+    var dynmods =
+        settings.favorDynmods()
+            ? CgroupV1.favorDynamicModifications(settings)
+            : "cgroup favordynmods not asked for";
     var runtime = new BwrapRuntime(settings, sandboxes.toAbsolutePath(), cgroups, context.logger());
     context
         .logger()
         .log(
             System.Logger.Level.INFO,
-            "runtime bwrap: state in {0}, capabilities {1}",
+            "runtime bwrap: state in {0}, capabilities {1}, {2}",
             sandboxes,
-            new java.util.TreeSet<>(runtime.capabilities));
+            new java.util.TreeSet<>(runtime.capabilities),
+            dynmods);
     return runtime;
   }
 
@@ -200,12 +205,17 @@ final class BwrapRuntime implements SandboxRuntime {
         var wake = openReadyPipe(layout, StandardOpenOption.WRITE)) {
       var launcher = builder.start();
       init = awaitInit(launcher, layout, ready, wake);
-      // The sandbox joins its cgroups now, before the first request can make the agent fork:
-      // bubblewrap, its init and the agent are all there is. Joining here rather than in a shell
-      // before bubblewrap saves that shell's start on every create.
-      var members = new ArrayList<Long>(List.of(launcher.pid(), init));
-      members.addAll(ProcStat.children(init));
-      cgroups.join(spec.name(), members);
+      // The agent joins the sandbox's cgroups now, before the first request can make it fork:
+      // every command is its descendant. bubblewrap and its init stay where they are; they run
+      // nothing of the sandbox's, and each move into a cgroup costs the kernel an RCU grace
+      // period (about a millisecond here), per process and per hierarchy. Joining here rather
+      // than in a shell before bubblewrap saves that shell's start on every create.
+      var agent = ProcStat.children(init);
+      if (agent.size() != 1) {
+        throw new IOException(
+            "the sandbox's pid 1 has " + agent.size() + " children, not its agent");
+      }
+      cgroups.join(spec.name(), agent);
     }
     var startTicks =
         ProcStat.startTicks(init)
@@ -559,8 +569,8 @@ final class BwrapRuntime implements SandboxRuntime {
   /**
    * Kills every process of a sandbox. Its pid 1 first: the kernel then kills the whole pid
    * namespace, and bubblewrap's outer process, which waits for it, reaps it and exits by itself (so
-   * no zombie is left for the host's init to collect). Then whatever else sits in its cgroups: the
-   * start script and bubblewrap's outer process, should they linger. Waits until they are gone.
+   * no zombie is left for the host's init to collect). Then whatever else sits in its cgroups,
+   * should it linger. Waits until they are gone.
    */
   private void kill(String name, Optional<SandboxState> state) {
     var init = state.filter(s -> ProcStat.isAlive(s.initPid(), s.initStartTicks()));

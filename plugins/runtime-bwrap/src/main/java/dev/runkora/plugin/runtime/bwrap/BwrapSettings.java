@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
  * @param cgroupParent the cgroup under each controller that holds this runtime's sandboxes
  * @param userNamespace whether sandboxes get their own user namespace (root inside maps to root
  *     outside, but its capabilities hold only inside the sandbox's namespaces)
+ * @param favorDynmods whether to make the kernel favour cgroup migrations over forks (see {@link
+ *     CgroupV1#favorDynamicModifications})
  * @param nativeCalls whether {@code mkfifo}, {@code mount} and {@code umount2} are called through
  *     the foreign function API (which needs {@code
  *     --enable-native-access=dev.runkora.plugin.runtime.bwrap}); when false, or when the JVM
@@ -41,6 +43,7 @@ record BwrapSettings(
     Path cgroupRoot,
     String cgroupParent,
     boolean userNamespace,
+    boolean favorDynmods,
     boolean nativeCalls) {
 
   static final String NAME = "bwrap";
@@ -58,6 +61,7 @@ record BwrapSettings(
           "cgroup-root",
           "cgroup-parent",
           "user-namespace",
+          "cgroup-favordynmods",
           "native-calls");
 
   /** Reads the settings; fails with INVALID_ARGUMENT on an unknown key or a bad value. */
@@ -80,6 +84,7 @@ record BwrapSettings(
         config.path("cgroup-root", Path.of("/sys/fs/cgroup")),
         parent,
         config.booleanValue("user-namespace", true),
+        config.booleanValue("cgroup-favordynmods", true),
         config.booleanValue("native-calls", true));
   }
 
