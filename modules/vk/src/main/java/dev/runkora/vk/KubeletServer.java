@@ -613,7 +613,8 @@ final class KubeletServer implements AutoCloseable {
    * first container's (further containers are listed without figures, not counted twice).
    */
   private static Map<String, Object> podStats(V1Pod pod, Claim claim, Map<String, Object> memory) {
-    String start = claim.claimedAt().toString();
+    // The Pod's status.startTime, to the second as the status renders it.
+    String start = SandboxPods.time(claim.claimedAt()).toInstant().toString();
     List<Map<String, Object>> containers = new ArrayList<>();
     List<io.kubernetes.client.openapi.models.V1Container> specs =
         pod.getSpec() == null || pod.getSpec().getContainers() == null

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.runkora.api.SandboxRow;
 import dev.runkora.api.SandboxdClient;
 import dev.runkora.plugin.autoscaler.staticpool.StaticAutoscalerProvider;
+import dev.runkora.plugin.runtime.bwrap.BwrapRuntimeProvider;
 import dev.runkora.plugin.runtime.process.ProcessRuntimeProvider;
 import dev.runkora.sandboxd.Sandboxd;
 import dev.runkora.sandboxd.SandboxdConfig;
@@ -312,6 +313,154 @@ class VkSandboxE2E {
                   client, ns.name(), "follow", null, "echo", "written-while-attached");
             });
     assertThat(attached.stdout()).isEqualTo("written-before\nwritten-while-attached\n");
+  }
+
+  @Test
+  void kubeletApiLogsFollowSeesALineWrittenAfterTheFollowStartedAndEndsWithTheClaim(
+      TestNamespace ns) throws Exception {
+    V1Pod created = core.createNamespacedPod(ns.name(), pod("logs-follow", null)).execute();
+    awaitRunning(ns.name(), "logs-follow");
+    ApiServerExec.exec(client, ns.name(), "logs-follow", null, "echo", "before-follow");
+    // kubectl logs -f: GET .../pods/{pod}/log?follow=true through the API server to the node.
+    okhttp3.Call call =
+        core.readNamespacedPodLog("logs-follow", ns.name()).follow(true).buildCall(null);
+    java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream();
+    java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+    try (okhttp3.Response response = call.execute()) {
+      assertThat(response.code()).isEqualTo(200);
+      InputStream body = response.body().byteStream();
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                try {
+                  byte[] buffer = new byte[1024];
+                  int n;
+                  while ((n = body.read(buffer)) >= 0) {
+                    seen.write(buffer, 0, n);
+                  }
+                  ended.countDown();
+                } catch (java.io.IOException e) {
+                  // Cancelled below when the test fails before the end.
+                }
+              });
+      await()
+          .atMost(WAIT)
+          .until(() -> seen.toString(StandardCharsets.UTF_8).equals("before-follow\n"));
+      ApiServerExec.exec(client, ns.name(), "logs-follow", null, "echo", "after-follow");
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> seen.toString(StandardCharsets.UTF_8).equals("before-follow\nafter-follow\n"));
+      assertThat(ended.getCount()).isEqualTo(1);
+      // Deleting the Pod releases the claim, which ends sandboxd's followed log and so the answer.
+      core.deleteNamespacedPod("logs-follow", ns.name()).execute();
+      assertThat(ended.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(seen.toString(StandardCharsets.UTF_8)).isEqualTo("before-follow\nafter-follow\n");
+    } finally {
+      call.cancel();
+    }
+    await()
+        .atMost(WAIT)
+        .until(() -> absent(ns.name(), "logs-follow", created.getMetadata().getUid()));
+  }
+
+  /**
+   * {@code /stats/summary} as metrics-server reads it, through the API server's node proxy. The API
+   * server refuses to proxy to a loopback node address (this class's node is 127.0.0.1), and the
+   * process runtime measures no memory, so this runs a second node on a bwrap sandboxd (which
+   * measures each sandbox's memory cgroup) at the host's own address.
+   */
+  @Test
+  void kubeletApiStatsSummaryListsTheRunningPodWithItsMemoryThroughTheNodeProxy(TestNamespace ns)
+      throws Exception {
+    String address = hostAddress();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        address != null, "no non-loopback address for the node proxy");
+    Path dir = Files.createTempDirectory(temp, "stats-");
+    Sandboxd bwrap = startSandboxd(dir, freePort(), new BwrapRuntimeProvider(), "bwrap");
+    String statsNode = nodeName + "-stats";
+    VkSandbox second = null;
+    try {
+      Path token = dir.resolve("sandboxd-token");
+      Files.writeString(token, ROOT);
+      second =
+          VkSandbox.start(
+              VkConfig.parse(
+                  List.of(
+                      "--node-name=" + statsNode,
+                      "--node-ip=" + address,
+                      "--listen-addr=" + address + ":" + freePort(),
+                      "--sandboxd-url=http://127.0.0.1:" + bwrap.port(),
+                      "--sandboxd-token-file=" + token,
+                      "--state-path=" + dir.resolve("state/claims.json")),
+                  Map.of()),
+              kubeconfig);
+      V1Pod created = core.createNamespacedPod(ns.name(), pod("stats", null, statsNode)).execute();
+      V1Pod running = awaitRunning(ns.name(), "stats");
+      // Something to measure besides the sandbox's own processes.
+      ApiServerExec.exec(client, ns.name(), "stats", null, "sh", "-c", "echo $$");
+
+      // What metrics-server reads: /api/v1/nodes/{node}/proxy/stats/summary.
+      String body = core.connectGetNodeProxyWithPath(statsNode, "stats/summary").execute();
+      Map<String, Object> summary = io.kubernetes.client.openapi.JSON.deserialize(body, Map.class);
+      Map<?, ?> node = (Map<?, ?>) summary.get("node");
+      assertThat(node.get("nodeName")).isEqualTo(statsNode);
+      assertThat(node.get("startTime")).isNotNull();
+      List<?> listed = (List<?>) summary.get("pods");
+      assertThat(listed).hasSize(1);
+      Map<?, ?> entry = (Map<?, ?>) listed.getFirst();
+      Map<?, ?> podRef = (Map<?, ?>) entry.get("podRef");
+      assertThat(podRef.get("name")).isEqualTo("stats");
+      assertThat(podRef.get("namespace")).isEqualTo(ns.name());
+      assertThat(podRef.get("uid")).isEqualTo(created.getMetadata().getUid());
+      assertThat(java.time.Instant.parse((String) entry.get("startTime")))
+          .isEqualTo(running.getStatus().getStartTime().toInstant());
+      Map<?, ?> memory = (Map<?, ?>) entry.get("memory");
+      assertThat(memory).as(body).isNotNull();
+      double workingSet = ((Number) memory.get("workingSetBytes")).doubleValue();
+      assertThat(workingSet).isGreaterThan(0);
+      Map<?, ?> container = (Map<?, ?>) ((List<?>) entry.get("containers")).getFirst();
+      assertThat(container.get("name")).isEqualTo("agent");
+      assertThat(((Map<?, ?>) container.get("memory")).get("workingSetBytes"))
+          .isEqualTo(memory.get("workingSetBytes"));
+      // sandboxd gives no CPU figure, so none is made up.
+      assertThat(entry.containsKey("cpu")).isFalse();
+      // The node's memory is its one sandbox's.
+      assertThat(((Number) ((Map<?, ?>) node.get("memory")).get("workingSetBytes")).doubleValue())
+          .isEqualTo(workingSet);
+      System.out.printf("stats/summary: sandbox working set %.1f MiB%n", workingSet / (1 << 20));
+
+      core.deleteNamespacedPod("stats", ns.name()).execute();
+      await().atMost(WAIT).until(() -> absent(ns.name(), "stats", created.getMetadata().getUid()));
+    } finally {
+      if (second != null) {
+        second.close();
+      }
+      try {
+        core.deleteNode(statsNode).execute();
+      } catch (ApiException | RuntimeException e) {
+        // best effort
+      }
+      bwrap.closeAndDestroy();
+    }
+  }
+
+  /** A non-loopback IPv4 address of this host, which the API server agrees to proxy to. */
+  static String hostAddress() throws java.net.SocketException {
+    for (var nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+      if (!nic.isUp() || nic.isLoopback()) {
+        continue;
+      }
+      for (var a : java.util.Collections.list(nic.getInetAddresses())) {
+        if (a instanceof java.net.Inet4Address
+            && !a.isLoopbackAddress()
+            && !a.isLinkLocalAddress()
+            && !a.isAnyLocalAddress()) {
+          return a.getHostAddress();
+        }
+      }
+    }
+    return null;
   }
 
   @Test
@@ -786,6 +935,13 @@ class VkSandboxE2E {
   }
 
   static Sandboxd startSandboxd(Path temp, int port) throws Exception {
+    return startSandboxd(temp, port, new ProcessRuntimeProvider(), "process");
+  }
+
+  /** A sandboxd serving the {@code host} template on {@code runtime}. */
+  static Sandboxd startSandboxd(
+      Path temp, int port, dev.runkora.spi.runtime.RuntimeProvider runtimeProvider, String name)
+      throws Exception {
     Path data = temp.resolve("sandboxd");
     SandboxdConfig config =
         new SandboxdConfig(
@@ -799,18 +955,20 @@ class VkSandboxE2E {
             0,
             2,
             false,
-            List.of(new SandboxdConfig.Pool("host", "none", "small", 4, 0)),
-            "process",
+            // Fewer warm sandboxes on a real runtime: each one costs this 2-core machine.
+            List.of(
+                new SandboxdConfig.Pool(
+                    "host", "none", "small", name.equals("process") ? 4 : 1, 0)),
+            name,
             Map.of(),
             SandboxdConfig.Registry.defaults(),
             "static",
             "");
     Files.createDirectories(data.resolve("runtime"));
     var runtime =
-        new ProcessRuntimeProvider()
-            .create(
-                PluginConfig.empty(),
-                new RuntimeContext(data.resolve("runtime"), System.getLogger("runtime")));
+        runtimeProvider.create(
+            PluginConfig.empty(),
+            new RuntimeContext(data.resolve("runtime"), System.getLogger("runtime")));
     var autoscaler =
         new StaticAutoscalerProvider()
             .create(
