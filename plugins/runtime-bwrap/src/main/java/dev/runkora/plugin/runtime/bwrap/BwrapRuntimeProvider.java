@@ -14,9 +14,11 @@ import java.util.Set;
  * <p>Settings (all optional): {@code bwrap}, {@code nsenter}, {@code mount}, {@code umount}, {@code
  * mkfifo}, {@code setsid}, {@code busybox} (paths of the host binaries it runs), {@code
  * cgroup-root} (default {@code /sys/fs/cgroup}), {@code cgroup-parent} (default {@code kora}),
- * {@code user-namespace} (default {@code true}), {@code native-calls} (default {@code true}: call
- * {@code mkfifo}, {@code mount} and {@code umount2} directly where the JVM allows native access;
- * {@code false} runs the programs of those names instead).
+ * {@code user-namespace} (default {@code true}), {@code cgroup-favordynmods} (default {@code true}:
+ * mount a controller-less cgroup hierarchy with {@code favordynmods} once per boot, so that moving
+ * a sandbox's agent into its cgroups does not wait for an RCU grace period), {@code native-calls}
+ * (default {@code true}: call {@code mkfifo}, {@code mount} and {@code umount2} directly where the
+ * JVM allows native access; {@code false} runs the programs of those names instead).
  */
 public final class BwrapRuntimeProvider implements RuntimeProvider {
 
