@@ -204,6 +204,30 @@ class WireMappingTest {
             "sb_1", 1, 512L << 20, 1234, true, false, Instant.parse("2026-01-01T00:00:00Z"));
 
     assertThat(SandboxStats.fromJson(stats.toJson())).isEqualTo(stats);
+    assertThat(stats.toJson().containsKey("cpu_usage_ns")).isFalse();
+  }
+
+  @Test
+  void statsCarryKorasCpuTimeOnlyWhenMeasured() {
+    var at = Instant.parse("2026-01-01T00:00:00Z");
+    var measured = new SandboxStats("sb_1", 1, 512L << 20, 1234, true, false, at, 987_654, true);
+    assertThat(measured.toJson().getJsonNumber("cpu_usage_ns").longValue()).isEqualTo(987_654);
+    assertThat(SandboxStats.fromJson(measured.toJson())).isEqualTo(measured);
+
+    // The reference's answer has no CPU figure: read as not measured, never as an idle 0.
+    var reference =
+        SandboxStats.fromJson(
+            Wire.parseObject(
+                "{\"id\":\"sb_1\",\"cpu_count\":1,\"mem_total_bytes\":1,"
+                    + "\"mem_used_bytes\":0,\"mem_used_measured\":false,\"hibernated\":false}"));
+    assertThat(reference.cpuUsageMeasured()).isFalse();
+    assertThat(reference.cpuUsageNs()).isZero();
+    assertThatThrownBy(
+            () ->
+                SandboxStats.fromJson(
+                    Wire.parseObject(
+                        "{\"id\":\"sb_1\",\"cpu_usage_measured\":true,\"cpu_usage_ns\":\"x\"}")))
+        .hasMessageContaining("cpu_usage_ns");
   }
 
   @Test

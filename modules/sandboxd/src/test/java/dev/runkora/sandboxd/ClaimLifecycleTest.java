@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.runkora.common.json.Rfc3339;
 import dev.runkora.sandboxd.engine.ClaimStore;
+import dev.runkora.spi.runtime.RuntimeCapability;
+import dev.runkora.spi.runtime.SandboxStats;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -251,6 +253,48 @@ class ClaimLifecycleTest extends DaemonFixture {
     assertThat(stats.getBoolean("mem_used_measured")).isTrue();
     var owner = api.get("/v1/sandboxes/" + id + "/owner", json.getString("token"));
     assertThat(owner.json().getString("owner_addr")).isEqualTo("127.0.0.1:" + daemon.port());
+  }
+
+  @Test
+  void statsAddTheCpuTimeOnlyWhenTheRuntimeMeasuredIt() throws Exception {
+    startWarm(1);
+    String id = claim(ROOT, "{\"template\":\"host\"}").json().getString("id");
+    runtime.stats = SandboxStats.of(5 << 20, 1_234_567_890L, 2, Instant.now());
+    var measured = api.get("/v1/sandboxes/" + id + "/stats", ROOT).json();
+    assertThat(measured.getJsonNumber("cpu_usage_ns").longValue()).isEqualTo(1_234_567_890L);
+    assertThat(measured.getBoolean("cpu_usage_measured")).isTrue();
+    // The reference's fields keep their meaning next to the addition.
+    assertThat(measured.getJsonNumber("mem_used_bytes").longValue()).isEqualTo(5 << 20);
+    assertThat(measured.getBoolean("mem_used_measured")).isTrue();
+    assertThat(measured.keySet())
+        .containsExactlyInAnyOrder(
+            "id",
+            "cpu_count",
+            "mem_total_bytes",
+            "mem_used_bytes",
+            "mem_used_measured",
+            "hibernated",
+            "measured_at",
+            "cpu_usage_ns",
+            "cpu_usage_measured");
+
+    runtime.stats = SandboxStats.unmeasured(Instant.now());
+    var unmeasured = api.get("/v1/sandboxes/" + id + "/stats", ROOT).json();
+    assertThat(unmeasured.getBoolean("cpu_usage_measured")).isFalse();
+    assertThat(unmeasured.containsKey("cpu_usage_ns")).isFalse();
+    assertThat(unmeasured.getBoolean("mem_used_measured")).isFalse();
+  }
+
+  @Test
+  void statsOfARuntimeWithoutStatsSayNothingWasMeasured() throws Exception {
+    Path boxes = Files.createDirectories(temp.resolve("boxes"));
+    runtime = new TestingRuntime(boxes, java.util.EnumSet.of(RuntimeCapability.NETWORK_NONE));
+    start(config(1, 0));
+    awaitWarm(1);
+    String id = claim(ROOT, "{\"template\":\"host\"}").json().getString("id");
+    var stats = api.get("/v1/sandboxes/" + id + "/stats", ROOT).json();
+    assertThat(stats.getBoolean("cpu_usage_measured")).isFalse();
+    assertThat(stats.containsKey("cpu_usage_ns")).isFalse();
   }
 
   private ClaimStore storeOf() throws Exception {

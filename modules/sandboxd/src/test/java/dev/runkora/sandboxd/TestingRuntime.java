@@ -45,6 +45,9 @@ final class TestingRuntime implements SandboxRuntime {
   volatile KoraException failCreates;
   volatile Duration createDelay = Duration.ZERO;
 
+  /** What {@link #stats} answers for a known sandbox; null for 1234 bytes and 0 CPU time. */
+  volatile SandboxStats stats;
+
   TestingRuntime(Path root, Set<RuntimeCapability> capabilities) {
     this.root = root;
     this.capabilities = Set.copyOf(capabilities);
@@ -154,7 +157,8 @@ final class TestingRuntime implements SandboxRuntime {
     if (!boxes.containsKey(name)) {
       throw KoraException.notFound("no sandbox %s", name);
     }
-    return SandboxStats.of(1234, 0, 1, Instant.now());
+    var answer = stats;
+    return answer != null ? answer : SandboxStats.of(1234, 0, 1, Instant.now());
   }
 
   @Override

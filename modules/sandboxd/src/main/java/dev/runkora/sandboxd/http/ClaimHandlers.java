@@ -192,9 +192,7 @@ final class ClaimHandlers {
       }
     }
     var tier = claim.key().tier();
-    Http.json(
-        response,
-        200,
+    var body =
         JsonText.object()
             .add("id", claim.id())
             .add("cpu_count", tier.cpus())
@@ -203,7 +201,13 @@ final class ClaimHandlers {
             .add("mem_used_measured", stats.measured())
             .add("hibernated", false)
             .add("measured_at", Rfc3339.format(stats.measuredAt()))
-            .build());
+            .add("cpu_usage_measured", stats.measured());
+    // kora's addition: the CPU time is sent only when the runtime read it (the runtime's one
+    // measured flag covers all its figures), so a reader never takes an unread 0 for idle.
+    if (stats.measured()) {
+      body.add("cpu_usage_ns", stats.cpuNanos());
+    }
+    Http.json(response, 200, body.build());
   }
 
   private void owner(ServerRequest request, ServerResponse response) {
