@@ -71,15 +71,16 @@ import javax.security.auth.x500.X500Principal;
 
 /**
  * The kubelet API on {@code --listen-addr}, TLS only: {@code /healthz}, {@code /pods}, {@code
- * /containerLogs} (followed too), {@code /stats/summary}, and {@code /exec} and {@code /attach}
- * over SPDY/3.1 (the protocol the API server speaks to kubelets, {@code v4.channel.k8s.io}), mapped
- * onto sandboxd's streaming exec (an attach without stdin follows the sandbox's output log
- * instead).
+ * /containerLogs} (followed too), {@code /stats/summary}, {@code /metrics/resource}, and {@code
+ * /exec} and {@code /attach} over SPDY/3.1 (the protocol the API server speaks to kubelets, {@code
+ * v4.channel.k8s.io}), mapped onto sandboxd's streaming exec (an attach without stdin follows the
+ * sandbox's output log instead).
  *
  * <p>Callers are authenticated like a kubelet does it: a client certificate issued by the client CA
  * (the API server presents one with {@code --kubelet-client-certificate}), or a bearer token
  * checked by a TokenReview; then authorized by a SubjectAccessReview on {@code nodes/proxy} (or
- * {@code nodes/log}) of this node. Members of {@code system:masters} skip the review.
+ * {@code nodes/log}, {@code nodes/metrics}) of this node. Members of {@code system:masters} skip
+ * the review.
  */
 final class KubeletServer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(KubeletServer.class.getName());
@@ -242,6 +243,24 @@ final class KubeletServer implements AutoCloseable {
     return Optional.empty();
   }
 
+  /** The Prometheus text format's content type, as a kubelet answers it. */
+  static final String METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  /**
+   * The {@code nodes} subresource a caller must be allowed for a path: {@code log} for {@code
+   * /containerLogs}, {@code metrics} for {@code /metrics} and below (a kubelet's mapping, and what
+   * metrics-server's role grants), {@code proxy} for everything else.
+   */
+  static String subresource(String path) {
+    if (path.startsWith("/containerLogs/")) {
+      return "log";
+    }
+    if (path.equals("/metrics") || path.startsWith("/metrics/")) {
+      return "metrics";
+    }
+    return "proxy";
+  }
+
   private void handle(
       ChannelHandlerContext ctx,
       String method,
@@ -255,7 +274,7 @@ final class KubeletServer implements AutoCloseable {
       send(ctx, HttpResponseStatus.OK, "text/plain", "ok");
       return;
     }
-    String subresource = path.startsWith("/containerLogs/") ? "log" : "proxy";
+    String subresource = subresource(path);
     Optional<Caller> caller = authenticate(peer, authorization);
     if (caller.isEmpty()) {
       send(ctx, HttpResponseStatus.UNAUTHORIZED, "text/plain", "Unauthorized");
@@ -319,6 +338,10 @@ final class KubeletServer implements AutoCloseable {
     }
     if (path.equals("/stats/summary") || path.equals("/stats/summary/")) {
       send(ctx, HttpResponseStatus.OK, "application/json", JSON.serialize(summary()));
+      return;
+    }
+    if (path.equals("/metrics/resource") || path.equals("/metrics/resource/")) {
+      send(ctx, HttpResponseStatus.OK, METRICS_TYPE, resourceMetrics());
       return;
     }
     send(ctx, HttpResponseStatus.NOT_FOUND, "text/plain", "404 page not found");
@@ -520,17 +543,54 @@ final class KubeletServer implements AutoCloseable {
     };
   }
 
-  /** How long {@code /stats/summary} waits for the sandboxes' figures. */
+  /** How long {@code /stats/summary} and {@code /metrics/resource} wait for the sandboxes. */
   static final java.time.Duration STATS_TIMEOUT = java.time.Duration.ofSeconds(2);
 
   /**
-   * {@code /stats/summary}: the kubelet Summary API's shape (what metrics-server reads), from
-   * sandboxd's per-sandbox stats asked concurrently. sandboxd measures memory only, so there are no
-   * CPU figures; a sandbox whose figures did not come within {@link #STATS_TIMEOUT} (or failed) is
-   * left out, a sandbox whose memory was not measured is listed without figures. The node's memory
-   * is the sum of its sandboxes', given only when every sandbox's is known.
+   * The shortest time between two CPU samples of a sandbox that {@code usageNanoCores} is computed
+   * over: two calls a few milliseconds apart would make a rate out of noise.
    */
-  Map<String, Object> summary() {
+  static final java.time.Duration RATE_WINDOW = java.time.Duration.ofSeconds(1);
+
+  /**
+   * One settled claim of a gathering.
+   *
+   * @param stats its figures, empty when sandboxd did not answer in time or failed
+   */
+  private record Gathered(
+      V1Pod pod, Claim claim, Optional<dev.runkora.api.SandboxStats> stats, Instant at) {}
+
+  /**
+   * The figures of every settled claim, asked of sandboxd at once.
+   *
+   * @param at when the answers were in
+   * @param complete whether every settled claim answered
+   */
+  private record Gathering(Instant at, List<Gathered> sandboxes, boolean complete) {}
+
+  /**
+   * A sandbox's last CPU counter, kept per claim so that {@code usageNanoCores} is the rate between
+   * two samples (as a kubelet computes it between two housekeeping reads).
+   *
+   * @param nanoCores the rate that ended at this sample, -1 before a second sample
+   */
+  private record CpuSample(long cpuNanos, Instant at, long nanoCores) {}
+
+  /** Per claim id; guarded by itself, with {@link #releasedCpuNanos}. */
+  private final Map<String, CpuSample> cpuSamples = new java.util.HashMap<>();
+
+  /**
+   * The last CPU counters of claims that have ended, so that the node's counter (the sum of its
+   * sandboxes') does not go back when a sandbox is released.
+   */
+  private long releasedCpuNanos;
+
+  /**
+   * Asks sandboxd for the figures of every settled claim concurrently; whatever has not answered
+   * within {@link #STATS_TIMEOUT}, or failed, has no figures. Shared by {@code /stats/summary} and
+   * {@code /metrics/resource}.
+   */
+  private Gathering gather() {
     record Held(V1Pod pod, Claim claim) {}
     List<Held> held = new ArrayList<>();
     for (V1Pod p : pods.pods()) {
@@ -552,34 +612,129 @@ final class KubeletServer implements AutoCloseable {
       throw new IllegalStateException("interrupted while reading sandbox stats", e);
     }
     Instant now = Instant.now();
-    List<Map<String, Object>> podList = new ArrayList<>();
-    long nodeMemory = 0;
-    boolean nodeKnown = true;
+    List<Gathered> gathered = new ArrayList<>();
+    boolean complete = true;
     for (int i = 0; i < held.size(); i++) {
       Held h = held.get(i);
       var answer = answers.get(i);
       if (answer.state() != java.util.concurrent.Future.State.SUCCESS) {
-        nodeKnown = false;
+        complete = false;
         String why =
             answer.state() == java.util.concurrent.Future.State.FAILED
                 ? String.valueOf(answer.exceptionNow().getMessage())
                 : "no answer within " + STATS_TIMEOUT.toMillis() + " ms";
         LOG.fine("stats of " + h.claim().id() + " left out: " + why);
+        gathered.add(new Gathered(h.pod(), h.claim(), Optional.empty(), now));
         continue;
       }
       dev.runkora.api.SandboxStats s = answer.resultNow();
+      // An answer without measured_at (the reference's may leave it out) is dated by its arrival.
+      Instant at = s.measuredAt().equals(Instant.EPOCH) ? now : s.measuredAt();
+      gathered.add(new Gathered(h.pod(), h.claim(), Optional.of(s), at));
+    }
+    return new Gathering(now, gathered, complete);
+  }
+
+  /**
+   * The CPU figures of a gathering.
+   *
+   * @param nanoCores per claim id, the rate where two samples are known
+   * @param nodeCpuNanos the node's counter (the sandboxes' plus those of ended claims), -1 when not
+   *     every sandbox's CPU time is known
+   */
+  private record CpuFigures(Map<String, Long> nanoCores, long nodeCpuNanos) {}
+
+  /**
+   * Records a gathering's CPU counters: computes each sandbox's rate since its previous sample at
+   * least {@link #RATE_WINDOW} older, and forgets the claims that have ended (adding their last
+   * counter to the node's).
+   */
+  private CpuFigures sampleCpu(Gathering g) {
+    Map<String, Long> rates = new java.util.HashMap<>();
+    long node = 0;
+    boolean nodeKnown = true;
+    synchronized (cpuSamples) {
+      java.util.Set<String> live = new java.util.HashSet<>();
+      for (Gathered s : g.sandboxes()) {
+        live.add(s.claim().id());
+        if (s.stats().isEmpty() || !s.stats().get().cpuUsageMeasured()) {
+          nodeKnown = false;
+          continue;
+        }
+        long cpu = s.stats().get().cpuUsageNs();
+        node += cpu;
+        CpuSample previous = cpuSamples.get(s.claim().id());
+        CpuSample next = new CpuSample(cpu, s.at(), -1);
+        if (previous != null && cpu >= previous.cpuNanos()) {
+          long elapsed = java.time.Duration.between(previous.at(), s.at()).toNanos();
+          if (elapsed < RATE_WINDOW.toNanos()) {
+            // Too close to the previous sample (or older, from a concurrent call): keep it.
+            next = previous;
+          } else {
+            long rate = (long) ((cpu - previous.cpuNanos()) * 1e9 / elapsed);
+            next = new CpuSample(cpu, s.at(), rate);
+          }
+        }
+        cpuSamples.put(s.claim().id(), next);
+        if (next.nanoCores() >= 0) {
+          rates.put(s.claim().id(), next.nanoCores());
+        }
+      }
+      var ended = cpuSamples.entrySet().iterator();
+      while (ended.hasNext()) {
+        var e = ended.next();
+        if (!live.contains(e.getKey())) {
+          releasedCpuNanos += e.getValue().cpuNanos();
+          ended.remove();
+        }
+      }
+      node += releasedCpuNanos;
+    }
+    return new CpuFigures(rates, nodeKnown ? node : -1);
+  }
+
+  /**
+   * {@code /stats/summary}: the kubelet Summary API's shape (what older metrics-server releases
+   * read), from sandboxd's per-sandbox stats asked concurrently. A sandbox whose figures did not
+   * come within {@link #STATS_TIMEOUT} (or failed) is left out; one whose memory or CPU was not
+   * measured is listed without that figure. The node's figures are the sums of its sandboxes',
+   * given only when every sandbox's is known.
+   */
+  Map<String, Object> summary() {
+    Gathering g = gather();
+    CpuFigures cpu = sampleCpu(g);
+    Instant now = g.at();
+    List<Map<String, Object>> podList = new ArrayList<>();
+    long nodeMemory = 0;
+    boolean nodeKnown = g.complete();
+    for (Gathered h : g.sandboxes()) {
+      if (h.stats().isEmpty()) {
+        continue;
+      }
+      dev.runkora.api.SandboxStats s = h.stats().get();
       Map<String, Object> memory = null;
       if (s.memUsedMeasured()) {
-        memory = memory(s.measuredAt().equals(Instant.EPOCH) ? now : s.measuredAt(), s);
+        memory = memory(h.at(), s);
         nodeMemory += s.memUsedBytes();
       } else {
         nodeKnown = false;
       }
-      podList.add(podStats(h.pod(), h.claim(), memory));
+      Map<String, Object> cpuStats = null;
+      if (s.cpuUsageMeasured()) {
+        cpuStats = cpu(h.at(), s.cpuUsageNs(), cpu.nanoCores().get(h.claim().id()));
+      }
+      podList.add(podStats(h.pod(), h.claim(), memory, cpuStats));
     }
     Map<String, Object> node = new java.util.LinkedHashMap<>();
     node.put("nodeName", config.nodeName());
     node.put("startTime", startedAt.toString());
+    if (cpu.nodeCpuNanos() >= 0) {
+      Long nanoCores = null;
+      if (cpu.nanoCores().size() == g.sandboxes().size()) {
+        nanoCores = cpu.nanoCores().values().stream().mapToLong(Long::longValue).sum();
+      }
+      node.put("cpu", cpu(now, cpu.nodeCpuNanos(), nanoCores));
+    }
     if (nodeKnown) {
       Map<String, Object> memory = new java.util.LinkedHashMap<>();
       memory.put("time", now.toString());
@@ -591,6 +746,17 @@ final class KubeletServer implements AutoCloseable {
     summary.put("node", node);
     summary.put("pods", podList);
     return summary;
+  }
+
+  /** A CPU figure of the Summary API; {@code usageNanoCores} only when a rate is known. */
+  private static Map<String, Object> cpu(Instant at, long cpuNanos, Long nanoCores) {
+    Map<String, Object> c = new java.util.LinkedHashMap<>();
+    c.put("time", at.toString());
+    if (nanoCores != null) {
+      c.put("usageNanoCores", nanoCores);
+    }
+    c.put("usageCoreNanoSeconds", cpuNanos);
+    return c;
   }
 
   /**
@@ -612,20 +778,22 @@ final class KubeletServer implements AutoCloseable {
    * One Pod of the summary. Its sandbox is the whole workload, so the figures are the Pod's and its
    * first container's (further containers are listed without figures, not counted twice).
    */
-  private static Map<String, Object> podStats(V1Pod pod, Claim claim, Map<String, Object> memory) {
+  private static Map<String, Object> podStats(
+      V1Pod pod, Claim claim, Map<String, Object> memory, Map<String, Object> cpu) {
     // The Pod's status.startTime, to the second as the status renders it.
     String start = SandboxPods.time(claim.claimedAt()).toInstant().toString();
     List<Map<String, Object>> containers = new ArrayList<>();
-    List<io.kubernetes.client.openapi.models.V1Container> specs =
-        pod.getSpec() == null || pod.getSpec().getContainers() == null
-            ? List.of()
-            : pod.getSpec().getContainers();
-    for (var spec : specs) {
+    for (String name : containerNames(pod)) {
       Map<String, Object> c = new java.util.LinkedHashMap<>();
-      c.put("name", spec.getName());
+      c.put("name", name);
       c.put("startTime", start);
-      if (memory != null && containers.isEmpty()) {
-        c.put("memory", memory);
+      if (containers.isEmpty()) {
+        if (cpu != null) {
+          c.put("cpu", cpu);
+        }
+        if (memory != null) {
+          c.put("memory", memory);
+        }
       }
       containers.add(c);
     }
@@ -637,10 +805,182 @@ final class KubeletServer implements AutoCloseable {
     p.put("podRef", ref);
     p.put("startTime", start);
     p.put("containers", containers);
+    if (cpu != null) {
+      p.put("cpu", cpu);
+    }
     if (memory != null) {
       p.put("memory", memory);
     }
     return p;
+  }
+
+  private static List<String> containerNames(V1Pod pod) {
+    if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
+      return List.of();
+    }
+    return pod.getSpec().getContainers().stream()
+        .map(io.kubernetes.client.openapi.models.V1Container::getName)
+        .toList();
+  }
+
+  /**
+   * {@code /metrics/resource}: the kubelet's resource metrics in the Prometheus text format (what
+   * metrics-server 0.6 and later scrape), from the same gathering as the summary. Each sample
+   * carries its measurement time in milliseconds, as a kubelet writes it, so a reader computes CPU
+   * rates between real measurements. The sandbox is the Pod's one workload: its figures are the
+   * Pod's and its first container's; further containers get no series, since a reader that sees a
+   * container without CPU or memory drops the whole Pod. {@code scrape_error} is 1 when a sandbox
+   * did not answer.
+   */
+  String resourceMetrics() {
+    Gathering g = gather();
+    CpuFigures cpu = sampleCpu(g);
+    var containerCpu = new StringBuilder();
+    var containerMemory = new StringBuilder();
+    var containerStart = new StringBuilder();
+    var podCpu = new StringBuilder();
+    var podMemory = new StringBuilder();
+    long nodeMemory = 0;
+    boolean nodeMemoryKnown = g.complete();
+    for (Gathered h : g.sandboxes()) {
+      if (h.stats().isEmpty()) {
+        continue;
+      }
+      dev.runkora.api.SandboxStats s = h.stats().get();
+      if (!s.memUsedMeasured()) {
+        nodeMemoryKnown = false;
+      } else {
+        nodeMemory += s.memUsedBytes();
+      }
+      if (!s.memUsedMeasured() && !s.cpuUsageMeasured()) {
+        continue;
+      }
+      String ns = h.pod().getMetadata().getNamespace();
+      String name = h.pod().getMetadata().getName();
+      String podLabels = "{namespace=\"" + label(ns) + "\",pod=\"" + label(name) + "\"}";
+      long ms = h.at().toEpochMilli();
+      List<String> names = containerNames(h.pod());
+      String containerLabels =
+          names.isEmpty()
+              ? null
+              : "{container=\""
+                  + label(names.getFirst())
+                  + "\",namespace=\""
+                  + label(ns)
+                  + "\",pod=\""
+                  + label(name)
+                  + "\"}";
+      if (s.cpuUsageMeasured()) {
+        String seconds = seconds(s.cpuUsageNs());
+        sample(podCpu, "pod_cpu_usage_seconds_total", podLabels, seconds, ms);
+        if (containerLabels != null) {
+          sample(containerCpu, "container_cpu_usage_seconds_total", containerLabels, seconds, ms);
+        }
+      }
+      if (s.memUsedMeasured()) {
+        String bytes = Long.toString(s.memUsedBytes());
+        sample(podMemory, "pod_memory_working_set_bytes", podLabels, bytes, ms);
+        if (containerLabels != null) {
+          sample(containerMemory, "container_memory_working_set_bytes", containerLabels, bytes, ms);
+        }
+      }
+      if (containerLabels != null) {
+        // The Pod's status.startTime, which is when the claim was made.
+        String start = Long.toString(SandboxPods.time(h.claim().claimedAt()).toEpochSecond());
+        sample(containerStart, "container_start_time_seconds", containerLabels, start, ms);
+      }
+    }
+    long nodeMs = g.at().toEpochMilli();
+    var out = new StringBuilder();
+    family(
+        out,
+        "container_cpu_usage_seconds_total",
+        "counter",
+        "Cumulative cpu time consumed by the container in core-seconds",
+        containerCpu);
+    family(
+        out,
+        "container_memory_working_set_bytes",
+        "gauge",
+        "Current working set of the container in bytes",
+        containerMemory);
+    family(
+        out,
+        "container_start_time_seconds",
+        "gauge",
+        "Start time of the container since unix epoch in seconds",
+        containerStart);
+    var nodeCpu = new StringBuilder();
+    if (cpu.nodeCpuNanos() >= 0) {
+      sample(nodeCpu, "node_cpu_usage_seconds_total", "", seconds(cpu.nodeCpuNanos()), nodeMs);
+    }
+    family(
+        out,
+        "node_cpu_usage_seconds_total",
+        "counter",
+        "Cumulative cpu time consumed by the node in core-seconds",
+        nodeCpu);
+    var nodeMem = new StringBuilder();
+    if (nodeMemoryKnown) {
+      sample(nodeMem, "node_memory_working_set_bytes", "", Long.toString(nodeMemory), nodeMs);
+    }
+    family(
+        out,
+        "node_memory_working_set_bytes",
+        "gauge",
+        "Current working set of the node in bytes",
+        nodeMem);
+    family(
+        out,
+        "pod_cpu_usage_seconds_total",
+        "counter",
+        "Cumulative cpu time consumed by the pod in core-seconds",
+        podCpu);
+    family(
+        out,
+        "pod_memory_working_set_bytes",
+        "gauge",
+        "Current working set of the pod in bytes",
+        podMemory);
+    family(
+        out,
+        "scrape_error",
+        "gauge",
+        "1 if there was an error while getting container metrics, 0 otherwise",
+        new StringBuilder("scrape_error " + (g.complete() ? 0 : 1) + "\n"));
+    return out.toString();
+  }
+
+  /** One metric family, left out when it has no samples (as a Prometheus registry does). */
+  private static void family(
+      StringBuilder out, String name, String type, String help, StringBuilder samples) {
+    if (samples.isEmpty()) {
+      return;
+    }
+    out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    out.append(samples);
+  }
+
+  private static void sample(
+      StringBuilder out, String name, String labels, String value, long timestampMs) {
+    out.append(name)
+        .append(labels)
+        .append(' ')
+        .append(value)
+        .append(' ')
+        .append(timestampMs)
+        .append('\n');
+  }
+
+  /** Nanoseconds as exact decimal seconds ("1.5", "0.000042"), which a Prometheus reader parses. */
+  static String seconds(long nanos) {
+    return java.math.BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString();
+  }
+
+  /** A label value escaped as the text format wants it. */
+  static String label(String value) {
+    return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
   }
 
   /** The last {@code lines} lines of a log (a last line without its newline counts). */

@@ -40,9 +40,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The kubelet API's followed {@code /containerLogs} and {@code /stats/summary} on a real TLS
- * listener, over fakes of sandboxd's log and stats (anonymous auth: the reviews are the E2E tests'
- * part).
+ * The kubelet API's followed {@code /containerLogs}, {@code /stats/summary} and {@code
+ * /metrics/resource} on a real TLS listener, over fakes of sandboxd's log and stats (anonymous
+ * auth: the reviews are the E2E tests' part).
  */
 @Timeout(60)
 class KubeletLogsStatsIT {
@@ -52,8 +52,17 @@ class KubeletLogsStatsIT {
   final TestingSandboxd sandboxd = new TestingSandboxd();
   final LiveLog log = new LiveLog();
 
-  /** What the fake stats call does per claim id: absent = measured 50 MiB. */
+  /**
+   * What the fake stats call does per claim id: absent = measured (50 MiB, the CPU time of {@link
+   * #cpuNanos}); "memoryOnly" answers like the reference (no CPU figure).
+   */
   final Map<String, String> statsMode = new ConcurrentHashMap<>();
+
+  /** The CPU time the fake answers per claim id: absent = 1.5 s. */
+  final Map<String, Long> cpuNanos = new ConcurrentHashMap<>();
+
+  /** When the fake's figures were read (a clock the tests move). */
+  volatile Instant measuredAt = Instant.parse("2026-12-02T10:00:00.123Z");
 
   final SandboxdPort.Stats stats =
       id -> {
@@ -68,10 +77,22 @@ class KubeletLogsStatsIT {
             throw new ApiException(500, "too late");
           }
           case "unmeasured" -> {
-            return new SandboxStats(id, 2, 1024 * MIB, 0, false, false, Instant.now());
+            return new SandboxStats(id, 2, 1024 * MIB, 0, false, false, measuredAt);
+          }
+          case "memoryOnly" -> {
+            return new SandboxStats(id, 2, 1024 * MIB, 50 * MIB, true, false, measuredAt);
           }
           default -> {
-            return new SandboxStats(id, 2, 1024 * MIB, 50 * MIB, true, false, Instant.now());
+            return new SandboxStats(
+                id,
+                2,
+                1024 * MIB,
+                50 * MIB,
+                true,
+                false,
+                measuredAt,
+                cpuNanos.getOrDefault(id, 1_500_000_000L),
+                true);
           }
         }
       };
@@ -203,7 +224,11 @@ class KubeletLogsStatsIT {
         .containsEntry("namespace", "ns")
         .containsEntry("uid", pods.pod("ns/bare").orElseThrow().getMetadata().getUid());
     assertThat(bare.get("startTime")).isNotNull();
-    assertThat(bare).doesNotContainKey("cpu");
+    Map<String, Object> cpu = map(bare.get("cpu"));
+    assertThat(((Number) cpu.get("usageCoreNanoSeconds")).longValue()).isEqualTo(1_500_000_000L);
+    assertThat(cpu.get("time")).isEqualTo(measuredAt.toString());
+    // One sample: no rate yet.
+    assertThat(cpu).doesNotContainKey("usageNanoCores");
     Map<String, Object> memory = map(bare.get("memory"));
     assertThat(((Number) memory.get("workingSetBytes")).longValue()).isEqualTo(50 * MIB);
     assertThat(((Number) memory.get("usageBytes")).longValue()).isEqualTo(50 * MIB);
@@ -214,10 +239,110 @@ class KubeletLogsStatsIT {
     assertThat(container.get("startTime")).isEqualTo(bare.get("startTime"));
     assertThat(map(container.get("memory")).get("workingSetBytes"))
         .isEqualTo(memory.get("workingSetBytes"));
+    assertThat(map(container.get("cpu")).get("usageCoreNanoSeconds"))
+        .isEqualTo(cpu.get("usageCoreNanoSeconds"));
 
     Map<String, Object> quiet = podNamed(list, "quiet");
-    assertThat(quiet).doesNotContainKey("memory");
-    assertThat(list(quiet.get("containers")).getFirst()).doesNotContainKey("memory");
+    assertThat(quiet).doesNotContainKey("memory").doesNotContainKey("cpu");
+    assertThat(list(quiet.get("containers")).getFirst())
+        .doesNotContainKey("memory")
+        .doesNotContainKey("cpu");
+  }
+
+  @Test
+  void theSummaryGivesTheCpuRateBetweenTwoSamplesAndNoCpuWhereNoneWasMeasured() throws Exception {
+    statsMode.put(id("quiet"), "memoryOnly");
+    cpuNanos.put(id("bare"), 1_000_000_000L);
+    Map<String, Object> first = json(get("/stats/summary").substring(4));
+    assertThat(map(podNamed(list(first.get("pods")), "bare").get("cpu")))
+        .doesNotContainKey("usageNanoCores");
+
+    // Half a core's worth over 2 s; a second call within the rate window keeps the rate.
+    measuredAt = measuredAt.plusSeconds(2);
+    cpuNanos.put(id("bare"), 2_000_000_000L);
+    for (int i = 0; i < 2; i++) {
+      Map<String, Object> summary = json(get("/stats/summary").substring(4));
+      Map<String, Object> cpu = map(podNamed(list(summary.get("pods")), "bare").get("cpu"));
+      assertThat(((Number) cpu.get("usageNanoCores")).longValue()).isEqualTo(500_000_000L);
+      assertThat(((Number) cpu.get("usageCoreNanoSeconds")).longValue()).isEqualTo(2_000_000_000L);
+      // The reference's answer has no CPU figure: the Pod keeps its memory and gets no cpu.
+      Map<String, Object> quiet = podNamed(list(summary.get("pods")), "quiet");
+      assertThat(quiet).containsKey("memory").doesNotContainKey("cpu");
+      // So the node's CPU is not known either; its memory is.
+      Map<String, Object> node = map(summary.get("node"));
+      assertThat(node).doesNotContainKey("cpu").containsKey("memory");
+    }
+  }
+
+  @Test
+  void resourceMetricsAreTheKubeletsSeriesWithMillisecondTimestamps() throws Exception {
+    statsMode.put(id("quiet"), "unmeasured");
+    statsMode.put(id("broken"), "failing");
+    statsMode.put(id("stuck"), "slow");
+    HttpsURLConnection connection = open("/metrics/resource");
+    String body;
+    try {
+      assertThat(connection.getResponseCode()).isEqualTo(200);
+      assertThat(connection.getContentType()).startsWith("text/plain; version=0.0.4");
+      body = new String(connection.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    } finally {
+      connection.disconnect();
+    }
+    long ms = measuredAt.toEpochMilli();
+    long start =
+        SandboxPods.time(pods.settled("ns/bare").orElseThrow().claimedAt()).toEpochSecond();
+    String bare = "{container=\"agent\",namespace=\"ns\",pod=\"bare\"}";
+    assertThat(body.lines().filter(l -> !l.startsWith("#")).toList())
+        .containsExactlyInAnyOrder(
+            "container_cpu_usage_seconds_total" + bare + " 1.5 " + ms,
+            "container_memory_working_set_bytes" + bare + " " + 50 * MIB + " " + ms,
+            "container_start_time_seconds" + bare + " " + start + " " + ms,
+            "pod_cpu_usage_seconds_total{namespace=\"ns\",pod=\"bare\"} 1.5 " + ms,
+            "pod_memory_working_set_bytes{namespace=\"ns\",pod=\"bare\"} " + 50 * MIB + " " + ms,
+            // Two sandboxes did not answer: no node figures, and the error is flagged.
+            "scrape_error 1");
+    assertThat(body)
+        .contains("# TYPE container_cpu_usage_seconds_total counter\n")
+        .contains("# TYPE container_memory_working_set_bytes gauge\n")
+        .contains("# HELP container_start_time_seconds ");
+  }
+
+  @Test
+  void theNodesResourceMetricsAreSumsThatDoNotGoBackWhenASandboxEnds() throws Exception {
+    cpuNanos.put(id("bare"), 250_000_000L);
+    String body = get("/metrics/resource");
+    long ms = Instant.now().toEpochMilli();
+    assertThat(body).startsWith("200 ").contains("\nscrape_error 0\n");
+    assertThat(body).contains("\nnode_memory_working_set_bytes " + 4 * 50 * MIB + " ");
+    String nodeCpu =
+        body.lines()
+            .filter(l -> l.startsWith("node_cpu_usage_seconds_total "))
+            .findFirst()
+            .orElseThrow();
+    String[] fields = nodeCpu.split(" ");
+    assertThat(fields[1]).isEqualTo("4.75");
+    // The node's samples are dated when the answers were in.
+    assertThat(Long.parseLong(fields[2])).isBetween(ms - 10_000, ms);
+
+    pods.deletePod(pods.pod("ns/bare").orElseThrow());
+    await().atMost(Duration.ofSeconds(10)).until(() -> pods.settled("ns/bare").isEmpty());
+    String after = get("/metrics/resource");
+    assertThat(after).doesNotContain("pod=\"bare\"");
+    // The ended sandbox's last counter stays in the node's, so the counter never goes back.
+    assertThat(after).contains("\nnode_cpu_usage_seconds_total 4.75 ");
+    assertThat(after).contains("\nnode_memory_working_set_bytes " + 3 * 50 * MIB + " ");
+  }
+
+  @Test
+  void subresourcesAreAKubeletsSoMetricsServersRoleIsEnough() {
+    assertThat(KubeletServer.subresource("/metrics/resource")).isEqualTo("metrics");
+    assertThat(KubeletServer.subresource("/metrics")).isEqualTo("metrics");
+    assertThat(KubeletServer.subresource("/metricsx")).isEqualTo("proxy");
+    assertThat(KubeletServer.subresource("/stats/summary")).isEqualTo("proxy");
+    assertThat(KubeletServer.subresource("/containerLogs/ns/p/c")).isEqualTo("log");
+    assertThat(KubeletServer.seconds(42_000)).isEqualTo("0.000042");
+    assertThat(KubeletServer.seconds(3_000_000_000L)).isEqualTo("3");
+    assertThat(KubeletServer.label("a\"b\\c")).isEqualTo("a\\\"b\\\\c");
   }
 
   @Test
@@ -226,6 +351,8 @@ class KubeletLogsStatsIT {
     assertThat(list(summary.get("pods"))).hasSize(4);
     Map<String, Object> memory = map(map(summary.get("node")).get("memory"));
     assertThat(((Number) memory.get("workingSetBytes")).longValue()).isEqualTo(4 * 50 * MIB);
+    Map<String, Object> cpu = map(map(summary.get("node")).get("cpu"));
+    assertThat(((Number) cpu.get("usageCoreNanoSeconds")).longValue()).isEqualTo(6_000_000_000L);
   }
 
   // ---- helpers ----
