@@ -371,8 +371,8 @@ class VkSandboxE2E {
    * measures each sandbox's memory cgroup) at the host's own address.
    */
   @Test
-  void kubeletApiStatsSummaryListsTheRunningPodWithItsMemoryThroughTheNodeProxy(TestNamespace ns)
-      throws Exception {
+  void kubeletApiStatsSummaryAndResourceMetricsShowTheRunningPodThroughTheNodeProxy(
+      TestNamespace ns) throws Exception {
     String address = hostAddress();
     org.junit.jupiter.api.Assumptions.assumeTrue(
         address != null, "no non-loopback address for the node proxy");
@@ -397,8 +397,16 @@ class VkSandboxE2E {
               kubeconfig);
       V1Pod created = core.createNamespacedPod(ns.name(), pod("stats", null, statsNode)).execute();
       V1Pod running = awaitRunning(ns.name(), "stats");
-      // Something to measure besides the sandbox's own processes.
+      // Something to measure besides the sandbox's own processes, and CPU time to count.
       ApiServerExec.exec(client, ns.name(), "stats", null, "sh", "-c", "echo $$");
+      ApiServerExec.exec(
+          client,
+          ns.name(),
+          "stats",
+          null,
+          "sh",
+          "-c",
+          "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done");
 
       // What metrics-server reads: /api/v1/nodes/{node}/proxy/stats/summary.
       String body = core.connectGetNodeProxyWithPath(statsNode, "stats/summary").execute();
@@ -423,12 +431,38 @@ class VkSandboxE2E {
       assertThat(container.get("name")).isEqualTo("agent");
       assertThat(((Map<?, ?>) container.get("memory")).get("workingSetBytes"))
           .isEqualTo(memory.get("workingSetBytes"));
-      // sandboxd gives no CPU figure, so none is made up.
-      assertThat(entry.containsKey("cpu")).isFalse();
+      // The bwrap runtime's cpuacct.usage, through sandboxd's cpu_usage_ns.
+      Map<?, ?> cpu = (Map<?, ?>) entry.get("cpu");
+      assertThat(cpu).as(body).isNotNull();
+      double cpuNanos = ((Number) cpu.get("usageCoreNanoSeconds")).doubleValue();
+      assertThat(cpuNanos).isGreaterThan(0);
       // The node's memory is its one sandbox's.
       assertThat(((Number) ((Map<?, ?>) node.get("memory")).get("workingSetBytes")).doubleValue())
           .isEqualTo(workingSet);
-      System.out.printf("stats/summary: sandbox working set %.1f MiB%n", workingSet / (1 << 20));
+      System.out.printf(
+          "stats/summary: sandbox working set %.1f MiB, CPU time %.1f ms%n",
+          workingSet / (1 << 20), cpuNanos / 1e6);
+
+      // What metrics-server 0.6+ reads: /api/v1/nodes/{node}/proxy/metrics/resource.
+      String metrics = core.connectGetNodeProxyWithPath(statsNode, "metrics/resource").execute();
+      String labels = "{container=\"agent\",namespace=\"" + ns.name() + "\",pod=\"stats\"}";
+      String[] memorySample =
+          resourceSample(metrics, "container_memory_working_set_bytes" + labels);
+      String[] cpuSample = resourceSample(metrics, "container_cpu_usage_seconds_total" + labels);
+      assertThat(Double.parseDouble(memorySample[1])).as(metrics).isGreaterThan(0);
+      assertThat(Double.parseDouble(cpuSample[1])).as(metrics).isGreaterThan(0);
+      // Millisecond timestamps of when sandboxd read the figures.
+      long nowMs = System.currentTimeMillis();
+      assertThat(Long.parseLong(cpuSample[2])).isBetween(nowMs - 60_000, nowMs + 5_000);
+      assertThat(
+              resourceSample(
+                  metrics,
+                  "pod_cpu_usage_seconds_total{namespace=\"" + ns.name() + "\",pod=\"stats\"}")[1])
+          .isEqualTo(cpuSample[1]);
+      assertThat(metrics).contains("\nscrape_error 0\n");
+      System.out.printf(
+          "metrics/resource: container working set %s B, CPU %s s%n",
+          memorySample[1], cpuSample[1]);
 
       core.deleteNamespacedPod("stats", ns.name()).execute();
       await().atMost(WAIT).until(() -> absent(ns.name(), "stats", created.getMetadata().getUid()));
@@ -443,6 +477,15 @@ class VkSandboxE2E {
       }
       bwrap.closeAndDestroy();
     }
+  }
+
+  /** The fields (series, value, timestamp) of the one sample of a series in a metrics text. */
+  static String[] resourceSample(String metrics, String series) {
+    List<String[]> found =
+        metrics.lines().filter(l -> l.startsWith(series + " ")).map(l -> l.split(" ")).toList();
+    assertThat(found).as(metrics).hasSize(1);
+    assertThat(found.getFirst()).as(metrics).hasSize(3);
+    return found.getFirst();
   }
 
   /** A non-loopback IPv4 address of this host, which the API server agrees to proxy to. */
