@@ -573,6 +573,69 @@ class VkSandboxE2E {
     }
   }
 
+  @Test
+  void resourceMetricsNeedNodesMetricsAsOnAKubeletSoMetricsServersRoleIsEnough(TestNamespace ns)
+      throws Exception {
+    core.createNamespacedServiceAccount(
+            ns.name(), new V1ServiceAccount().metadata(new V1ObjectMeta().name("metrics-reader")))
+        .execute();
+    String token =
+        core.createNamespacedServiceAccountToken(
+                "metrics-reader",
+                ns.name(),
+                new AuthenticationV1TokenRequest().spec(new V1TokenRequestSpec()))
+            .execute()
+            .getStatus()
+            .getToken();
+    assertThat(kubeletGet("/metrics/resource", token).status()).isEqualTo(403);
+    assertThat(kubeletGet("/metrics/resource", null).status()).isEqualTo(401);
+
+    // The rule metrics-server 0.6+ is granted for scraping kubelets.
+    String role = "vk-e2e-metrics-reader-" + ns.name();
+    var rbac = new RbacAuthorizationV1Api(client);
+    rbac.createClusterRole(
+            new V1ClusterRole()
+                .metadata(new V1ObjectMeta().name(role))
+                .rules(
+                    List.of(
+                        new V1PolicyRule()
+                            .apiGroups(List.of(""))
+                            .resources(List.of("nodes/metrics"))
+                            .verbs(List.of("get")))))
+        .execute();
+    try {
+      rbac.createClusterRoleBinding(
+              new V1ClusterRoleBinding()
+                  .metadata(new V1ObjectMeta().name(role))
+                  .roleRef(
+                      new V1RoleRef()
+                          .apiGroup("rbac.authorization.k8s.io")
+                          .kind("ClusterRole")
+                          .name(role))
+                  .subjects(
+                      List.of(
+                          new RbacV1Subject()
+                              .kind("ServiceAccount")
+                              .name("metrics-reader")
+                              .namespace(ns.name()))))
+          .execute();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () -> {
+                var answer = kubeletGet("/metrics/resource", token);
+                assertThat(answer.status()).isEqualTo(200);
+                assertThat(answer.body()).contains("scrape_error ");
+              });
+      // nodes/metrics grants the metrics, not the Summary API or /pods (nodes/proxy).
+      assertThat(kubeletGet("/stats/summary", token).status()).isEqualTo(403);
+      assertThat(kubeletGet("/pods", token).status()).isEqualTo(403);
+    } finally {
+      rbac.deleteClusterRoleBinding(role).execute();
+      rbac.deleteClusterRole(role).execute();
+    }
+  }
+
   /** An answer of the kubelet API. */
   record Answer(int status, String body) {}
 
