@@ -569,12 +569,14 @@ final class KubeletServer implements AutoCloseable {
   private record Gathering(Instant at, List<Gathered> sandboxes, boolean complete) {}
 
   /**
-   * A sandbox's last CPU counter, kept per claim so that {@code usageNanoCores} is the rate between
-   * two samples (as a kubelet computes it between two housekeeping reads).
+   * A sandbox's CPU counter, kept per claim so that {@code usageNanoCores} is the rate between two
+   * samples (as a kubelet computes it between two housekeeping reads).
    *
-   * @param nanoCores the rate that ended at this sample, -1 before a second sample
+   * @param lastNanos the highest counter seen, what the node's counter holds of this sandbox
+   * @param baseNanos the counter the next rate is computed from, read at {@code baseAt}
+   * @param nanoCores the last rate computed, -1 before a second sample
    */
-  private record CpuSample(long cpuNanos, Instant at, long nanoCores) {}
+  private record CpuSample(long lastNanos, long baseNanos, Instant baseAt, long nanoCores) {}
 
   /** Per claim id; guarded by itself, with {@link #releasedCpuNanos}. */
   private final Map<String, CpuSample> cpuSamples = new java.util.HashMap<>();
@@ -650,41 +652,55 @@ final class KubeletServer implements AutoCloseable {
    * counter to the node's).
    */
   private CpuFigures sampleCpu(Gathering g) {
+    // The claims settled now: a gathering that started before a claim was made, or that read a
+    // claim which has ended since, must neither forget nor bring back a sample (the node's
+    // counter would count a sandbox twice).
+    java.util.Set<String> live = new java.util.HashSet<>();
+    for (V1Pod p : pods.pods()) {
+      pods.settled(SandboxPods.key(p)).ifPresent(c -> live.add(c.id()));
+    }
     Map<String, Long> rates = new java.util.HashMap<>();
     long node = 0;
     boolean nodeKnown = true;
     synchronized (cpuSamples) {
-      java.util.Set<String> live = new java.util.HashSet<>();
       for (Gathered s : g.sandboxes()) {
-        live.add(s.claim().id());
+        String id = s.claim().id();
         if (s.stats().isEmpty() || !s.stats().get().cpuUsageMeasured()) {
           nodeKnown = false;
           continue;
         }
+        if (!live.contains(id)) {
+          continue; // Ended meanwhile: its last counter is in the released total below.
+        }
         long cpu = s.stats().get().cpuUsageNs();
-        node += cpu;
-        CpuSample previous = cpuSamples.get(s.claim().id());
-        CpuSample next = new CpuSample(cpu, s.at(), -1);
-        if (previous != null && cpu >= previous.cpuNanos()) {
-          long elapsed = java.time.Duration.between(previous.at(), s.at()).toNanos();
+        CpuSample previous = cpuSamples.get(id);
+        CpuSample next;
+        if (previous == null) {
+          next = new CpuSample(cpu, cpu, s.at(), -1);
+        } else if (cpu < previous.lastNanos()) {
+          next = previous; // An older answer, from a concurrent call.
+        } else {
+          long elapsed = java.time.Duration.between(previous.baseAt(), s.at()).toNanos();
           if (elapsed < RATE_WINDOW.toNanos()) {
-            // Too close to the previous sample (or older, from a concurrent call): keep it.
-            next = previous;
+            // Too close to the base sample: the counter moves on, the rate waits for the window.
+            next =
+                new CpuSample(cpu, previous.baseNanos(), previous.baseAt(), previous.nanoCores());
           } else {
-            long rate = (long) ((cpu - previous.cpuNanos()) * 1e9 / elapsed);
-            next = new CpuSample(cpu, s.at(), rate);
+            long rate = (long) ((cpu - previous.baseNanos()) * 1e9 / elapsed);
+            next = new CpuSample(cpu, cpu, s.at(), rate);
           }
         }
-        cpuSamples.put(s.claim().id(), next);
+        cpuSamples.put(id, next);
+        node += next.lastNanos();
         if (next.nanoCores() >= 0) {
-          rates.put(s.claim().id(), next.nanoCores());
+          rates.put(id, next.nanoCores());
         }
       }
       var ended = cpuSamples.entrySet().iterator();
       while (ended.hasNext()) {
         var e = ended.next();
         if (!live.contains(e.getKey())) {
-          releasedCpuNanos += e.getValue().cpuNanos();
+          releasedCpuNanos += e.getValue().lastNanos();
           ended.remove();
         }
       }
