@@ -17,6 +17,11 @@ public final class Provisioner {
 
   private static final System.Logger LOG = System.getLogger(Provisioner.class.getName());
 
+  /** Platform threads for the runtime calls of virtual threads (see {@link #offCarrier}). */
+  private static final java.util.concurrent.ExecutorService RUNTIME_CALLS =
+      java.util.concurrent.Executors.newCachedThreadPool(
+          Thread.ofPlatform().daemon().name("sandboxd-runtime-", 0).factory());
+
   private final SandboxRuntime runtime;
   private final TemplateResolver templates;
   private final Semaphore budget;
@@ -32,6 +37,44 @@ public final class Provisioner {
     this.runtime = runtime;
     this.templates = templates;
     this.budget = new Semaphore(concurrency, true);
+  }
+
+  /**
+   * Runs a runtime call that makes or removes a sandbox. On a virtual thread (an HTTP handler: a
+   * cold claim, a release) the call runs on a platform thread while the caller waits, because the
+   * runtime's process spawns and native mount calls pin a virtual thread to its carrier, and the
+   * few carriers (one per core) serve every other request. The caller waits for the outcome even
+   * when interrupted, so that a made sandbox is never lost track of.
+   */
+  private static void offCarrier(Runnable call) {
+    if (!Thread.currentThread().isVirtual()) {
+      call.run();
+      return;
+    }
+    var done = java.util.concurrent.CompletableFuture.runAsync(call, RUNTIME_CALLS);
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          done.get();
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof RuntimeException r) {
+            throw r;
+          }
+          if (e.getCause() instanceof Error error) {
+            throw error;
+          }
+          throw new IllegalStateException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Returns the runtime. */
@@ -94,7 +137,7 @@ public final class Provisioner {
       throw new ApiException(500, "provisioning interrupted", e);
     }
     try {
-      runtime.create(spec);
+      offCarrier(() -> runtime.create(spec));
       return name;
     } catch (KoraException e) {
       int status =
@@ -148,7 +191,7 @@ public final class Provisioner {
   public void destroy(String name) {
     logs.drop(name);
     try {
-      runtime.delete(name);
+      offCarrier(() -> runtime.delete(name));
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "could not delete sandbox " + name, e);
     }
