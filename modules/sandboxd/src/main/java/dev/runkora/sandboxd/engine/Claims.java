@@ -125,7 +125,7 @@ public final class Claims {
 
   private void mountLive(String vm, ClaimMount m) {
     try {
-      provisioner.runtime().mount(vm, new MountSpec(Path.of(m.hostPath()), m.path(), m.readOnly()));
+      provisioner.mount(vm, new MountSpec(Path.of(m.hostPath()), m.path(), m.readOnly()));
     } catch (KoraException e) {
       int status = e.kind() == ErrorKind.INVALID_ARGUMENT ? 400 : 500;
       throw new ApiException(status, "mount " + m.path() + ": " + e.getMessage(), e);

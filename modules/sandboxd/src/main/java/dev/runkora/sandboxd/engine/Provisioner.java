@@ -40,11 +40,12 @@ public final class Provisioner {
   }
 
   /**
-   * Runs a runtime call that makes or removes a sandbox. On a virtual thread (an HTTP handler: a
-   * cold claim, a release) the call runs on a platform thread while the caller waits, because the
-   * runtime's process spawns and native mount calls pin a virtual thread to its carrier, and the
-   * few carriers (one per core) serve every other request. The caller waits for the outcome even
-   * when interrupted, so that a made sandbox is never lost track of.
+   * Runs a runtime call that makes, changes or removes a sandbox. On a virtual thread (an HTTP
+   * handler: a cold claim, a mount at claim time, a release) the call runs on a platform thread
+   * while the caller waits, because the runtime's process spawns and native mount calls pin a
+   * virtual thread to its carrier, and the few carriers (one per core) serve every other request.
+   * The caller waits for the outcome even when interrupted, so that a made sandbox is never lost
+   * track of.
    */
   private static void offCarrier(Runnable call) {
     if (!Thread.currentThread().isVirtual()) {
@@ -185,6 +186,15 @@ public final class Provisioner {
       }
     }
     return missing;
+  }
+
+  /**
+   * Binds a host path into a running sandbox (a mount at claim time on a warm sandbox).
+   *
+   * @throws dev.runkora.spi.core.KoraException as the runtime's {@code mount} does
+   */
+  public void mount(String name, MountSpec mount) {
+    offCarrier(() -> runtime.mount(name, mount));
   }
 
   /** Destroys a sandbox; failures are logged, never thrown (the reaper or a restart retries). */
