@@ -90,7 +90,7 @@ class VkSandboxE2E {
   void start(ApiClient client) throws Exception {
     this.client = client;
     this.core = new CoreV1Api(client);
-    temp = Files.createTempDirectory("vk-e2e-");
+    temp = TempTrees.create("vk-e2e-");
     sandboxdPort = freePort();
     sandboxd = startSandboxd(temp, sandboxdPort);
     sandboxdClient =

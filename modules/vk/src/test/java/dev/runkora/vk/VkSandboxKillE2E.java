@@ -27,7 +27,7 @@ class VkSandboxKillE2E {
   void aKilledAgentRestartsOnItsClaimsWithThePodsStillRunning(ApiClient client, TestNamespace ns)
       throws Exception {
     CoreV1Api core = new CoreV1Api(client);
-    Path temp = Files.createTempDirectory("vk-kill-");
+    Path temp = TempTrees.create("vk-kill-");
     int sandboxdPort = VkSandboxE2E.freePort();
     Path token = temp.resolve("token");
     Files.writeString(token, VkSandboxE2E.ROOT);

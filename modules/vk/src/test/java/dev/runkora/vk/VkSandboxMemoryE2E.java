@@ -32,7 +32,7 @@ class VkSandboxMemoryE2E {
     int n = Integer.getInteger("kora.bench.memory.pods", 0);
     assumeTrue(n > 0, "set -Dkora.bench.memory.pods=N to measure");
     CoreV1Api core = new CoreV1Api(client);
-    Path temp = Files.createTempDirectory("vk-mem-");
+    Path temp = TempTrees.create("vk-mem-");
     int sandboxdPort = VkSandboxE2E.freePort();
     Path token = temp.resolve("token");
     Files.writeString(token, VkSandboxE2E.ROOT);

@@ -54,7 +54,7 @@ class VkSandboxRbacE2E {
             .execute()
             .getStatus()
             .getToken();
-    Path temp = Files.createTempDirectory("vk-rbac-");
+    Path temp = TempTrees.create("vk-rbac-");
     Path kubeconfig = VkSandboxE2E.writeKubeconfig(admin, token, temp.resolve("kubeconfig"));
     int port = VkSandboxE2E.freePort();
     Sandboxd sandboxd = VkSandboxE2E.startSandboxd(temp, port);
