@@ -512,51 +512,15 @@ class VkSandboxE2E {
     core.createNamespacedPod(ns.name(), pod("tokened", null)).execute();
     awaitRunning(ns.name(), "tokened");
     ApiServerExec.exec(client, ns.name(), "tokened", null, "echo", "seen-by-token");
-    core.createNamespacedServiceAccount(
-            ns.name(), new V1ServiceAccount().metadata(new V1ObjectMeta().name("log-reader")))
-        .execute();
-    String token =
-        core.createNamespacedServiceAccountToken(
-                "log-reader",
-                ns.name(),
-                new AuthenticationV1TokenRequest().spec(new V1TokenRequestSpec()))
-            .execute()
-            .getStatus()
-            .getToken();
+    String token = serviceAccountToken(ns, "log-reader");
     String path = "/containerLogs/" + ns.name() + "/tokened/agent";
 
     assertThat(kubeletGet(path, token).status()).isEqualTo(403);
     assertThat(kubeletGet(path, token + "x").status()).isEqualTo(401);
     assertThat(kubeletGet(path, null).status()).isEqualTo(401);
 
-    String role = "vk-e2e-log-reader-" + ns.name();
-    var rbac = new RbacAuthorizationV1Api(client);
-    rbac.createClusterRole(
-            new V1ClusterRole()
-                .metadata(new V1ObjectMeta().name(role))
-                .rules(
-                    List.of(
-                        new V1PolicyRule()
-                            .apiGroups(List.of(""))
-                            .resources(List.of("nodes/log"))
-                            .verbs(List.of("get")))))
-        .execute();
+    String role = grant(ns, "log-reader", "nodes/log");
     try {
-      rbac.createClusterRoleBinding(
-              new V1ClusterRoleBinding()
-                  .metadata(new V1ObjectMeta().name(role))
-                  .roleRef(
-                      new V1RoleRef()
-                          .apiGroup("rbac.authorization.k8s.io")
-                          .kind("ClusterRole")
-                          .name(role))
-                  .subjects(
-                      List.of(
-                          new RbacV1Subject()
-                              .kind("ServiceAccount")
-                              .name("log-reader")
-                              .namespace(ns.name()))))
-          .execute();
       await()
           .atMost(Duration.ofSeconds(20))
           .untilAsserted(
@@ -568,57 +532,20 @@ class VkSandboxE2E {
       // nodes/log grants logs, not exec or /pods (nodes/proxy).
       assertThat(kubeletGet("/pods", token).status()).isEqualTo(403);
     } finally {
-      rbac.deleteClusterRoleBinding(role).execute();
-      rbac.deleteClusterRole(role).execute();
+      revoke(role);
     }
   }
 
   @Test
   void resourceMetricsNeedNodesMetricsAsOnAKubeletSoMetricsServersRoleIsEnough(TestNamespace ns)
       throws Exception {
-    core.createNamespacedServiceAccount(
-            ns.name(), new V1ServiceAccount().metadata(new V1ObjectMeta().name("metrics-reader")))
-        .execute();
-    String token =
-        core.createNamespacedServiceAccountToken(
-                "metrics-reader",
-                ns.name(),
-                new AuthenticationV1TokenRequest().spec(new V1TokenRequestSpec()))
-            .execute()
-            .getStatus()
-            .getToken();
+    String token = serviceAccountToken(ns, "metrics-reader");
     assertThat(kubeletGet("/metrics/resource", token).status()).isEqualTo(403);
     assertThat(kubeletGet("/metrics/resource", null).status()).isEqualTo(401);
 
     // The rule metrics-server 0.6+ is granted for scraping kubelets.
-    String role = "vk-e2e-metrics-reader-" + ns.name();
-    var rbac = new RbacAuthorizationV1Api(client);
-    rbac.createClusterRole(
-            new V1ClusterRole()
-                .metadata(new V1ObjectMeta().name(role))
-                .rules(
-                    List.of(
-                        new V1PolicyRule()
-                            .apiGroups(List.of(""))
-                            .resources(List.of("nodes/metrics"))
-                            .verbs(List.of("get")))))
-        .execute();
+    String role = grant(ns, "metrics-reader", "nodes/metrics");
     try {
-      rbac.createClusterRoleBinding(
-              new V1ClusterRoleBinding()
-                  .metadata(new V1ObjectMeta().name(role))
-                  .roleRef(
-                      new V1RoleRef()
-                          .apiGroup("rbac.authorization.k8s.io")
-                          .kind("ClusterRole")
-                          .name(role))
-                  .subjects(
-                      List.of(
-                          new RbacV1Subject()
-                              .kind("ServiceAccount")
-                              .name("metrics-reader")
-                              .namespace(ns.name()))))
-          .execute();
       await()
           .atMost(Duration.ofSeconds(20))
           .untilAsserted(
@@ -631,9 +558,61 @@ class VkSandboxE2E {
       assertThat(kubeletGet("/stats/summary", token).status()).isEqualTo(403);
       assertThat(kubeletGet("/pods", token).status()).isEqualTo(403);
     } finally {
-      rbac.deleteClusterRoleBinding(role).execute();
-      rbac.deleteClusterRole(role).execute();
+      revoke(role);
     }
+  }
+
+  /** Creates a ServiceAccount in the namespace and returns a token of it. */
+  private String serviceAccountToken(TestNamespace ns, String name) throws ApiException {
+    core.createNamespacedServiceAccount(
+            ns.name(), new V1ServiceAccount().metadata(new V1ObjectMeta().name(name)))
+        .execute();
+    return core.createNamespacedServiceAccountToken(
+            name, ns.name(), new AuthenticationV1TokenRequest().spec(new V1TokenRequestSpec()))
+        .execute()
+        .getStatus()
+        .getToken();
+  }
+
+  /**
+   * Grants a ServiceAccount {@code get} on one node subresource through a ClusterRole and its
+   * binding, both named after the account; returns that name for {@link #revoke}.
+   */
+  private String grant(TestNamespace ns, String account, String subresource) throws ApiException {
+    String role = "vk-e2e-" + account + "-" + ns.name();
+    var rbac = new RbacAuthorizationV1Api(client);
+    rbac.createClusterRole(
+            new V1ClusterRole()
+                .metadata(new V1ObjectMeta().name(role))
+                .rules(
+                    List.of(
+                        new V1PolicyRule()
+                            .apiGroups(List.of(""))
+                            .resources(List.of(subresource))
+                            .verbs(List.of("get")))))
+        .execute();
+    rbac.createClusterRoleBinding(
+            new V1ClusterRoleBinding()
+                .metadata(new V1ObjectMeta().name(role))
+                .roleRef(
+                    new V1RoleRef()
+                        .apiGroup("rbac.authorization.k8s.io")
+                        .kind("ClusterRole")
+                        .name(role))
+                .subjects(
+                    List.of(
+                        new RbacV1Subject()
+                            .kind("ServiceAccount")
+                            .name(account)
+                            .namespace(ns.name()))))
+        .execute();
+    return role;
+  }
+
+  private void revoke(String role) throws ApiException {
+    var rbac = new RbacAuthorizationV1Api(client);
+    rbac.deleteClusterRoleBinding(role).execute();
+    rbac.deleteClusterRole(role).execute();
   }
 
   /** An answer of the kubelet API. */
