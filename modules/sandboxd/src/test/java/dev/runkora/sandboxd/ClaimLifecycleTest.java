@@ -79,6 +79,21 @@ class ClaimLifecycleTest extends DaemonFixture {
   }
 
   @Test
+  void warmHitsAreRefilledToTheTargetWithoutOvershooting() throws Exception {
+    startWarm(8);
+    runtime.createDelay = Duration.ZERO;
+    int created = runtime.created.get();
+    // 7 and 6 left of 8: the refill after each hit is deferred (not at a quarter of the target
+    // yet), and deferred asks coalesce; either way exactly the two taken are made again.
+    assertThat(claim(ROOT, "{\"template\":\"host\"}").status()).isEqualTo(200);
+    assertThat(claim(ROOT, "{\"template\":\"host\"}").status()).isEqualTo(200);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> daemon.info().pools().getFirst().warm() == 8);
+    assertThat(runtime.created.get()).isEqualTo(created + 2);
+  }
+
+  @Test
   void aMissProvisionsColdAndMetricsCountTheTier() throws Exception {
     startWarm(1);
     assertThat(claim(ROOT, "{\"template\":\"host\"}").status()).isEqualTo(200);
