@@ -31,7 +31,6 @@ import java.io.InputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -118,13 +117,7 @@ class KubeletAttachIT {
 
   @BeforeEach
   void start() throws Exception {
-    pods =
-        new SandboxPods(
-            sandboxd,
-            new ClaimsFile(dir.resolve("claims.json")),
-            (group, version, plural, ns, name) -> new Owners.Lookup.Failed("none"),
-            key -> {},
-            Clock.systemUTC());
+    pods = SandboxPodsTest.standalone(sandboxd, dir.resolve("claims.json"));
     pods.start();
     V1Pod withCommand = SandboxPodsTest.pod("agent", Map.of(), null);
     withCommand

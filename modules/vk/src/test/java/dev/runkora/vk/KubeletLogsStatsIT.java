@@ -18,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -102,13 +101,7 @@ class KubeletLogsStatsIT {
 
   @BeforeEach
   void start() throws Exception {
-    pods =
-        new SandboxPods(
-            sandboxd,
-            new ClaimsFile(dir.resolve("claims.json")),
-            (group, version, plural, ns, name) -> new Owners.Lookup.Failed("none"),
-            key -> {},
-            Clock.systemUTC());
+    pods = SandboxPodsTest.standalone(sandboxd, dir.resolve("claims.json"));
     pods.start();
     for (String name : List.of("bare", "quiet", "broken", "stuck")) {
       pods.createPod(SandboxPodsTest.pod(name, Map.of(), null));

@@ -39,6 +39,19 @@ class SandboxPodsTest {
     return p;
   }
 
+  /**
+   * A provider on a sandboxd fake with no owners to look up (every owner lookup fails) and nobody
+   * listening for status changes: for tests of the kubelet API in front of it.
+   */
+  static SandboxPods standalone(SandboxdPort sandboxd, Path claimsFile) {
+    return new SandboxPods(
+        sandboxd,
+        new ClaimsFile(claimsFile),
+        (group, version, plural, ns, name) -> new Owners.Lookup.Failed("none"),
+        key -> {},
+        Clock.systemUTC());
+  }
+
   static V1Pod pod(String name, Map<String, String> annotations, V1OwnerReference owner) {
     V1ObjectMeta meta =
         new V1ObjectMeta()

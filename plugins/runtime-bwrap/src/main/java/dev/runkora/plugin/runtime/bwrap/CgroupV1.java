@@ -88,21 +88,13 @@ final class CgroupV1 {
     } catch (IOException e) {
       return "cgroup favordynmods off: " + e.getMessage();
     }
-    String options = "none,name=kora-favordynmods,favordynmods";
-    if (settings.nativeCalls()
-        && NativeMounts.mount("cgroup", FAVOR_DYNMODS_MOUNT, "cgroup", 0, options)) {
-      return "cgroup favordynmods on (mounted " + FAVOR_DYNMODS_MOUNT + ")";
-    }
     var result =
-        HostCommand.run(
-            List.of(
-                settings.mount().toString(),
-                "-t",
-                "cgroup",
-                "-o",
-                options,
-                "cgroup",
-                FAVOR_DYNMODS_MOUNT.toString()));
+        HostMounts.mount(
+            settings,
+            "cgroup",
+            "none,name=kora-favordynmods,favordynmods",
+            "cgroup",
+            FAVOR_DYNMODS_MOUNT);
     return result.succeeded()
         ? "cgroup favordynmods on (mounted " + FAVOR_DYNMODS_MOUNT + ")"
         : "cgroup favordynmods off (the kernel refused it, so each sandbox start may wait an RCU"

@@ -62,19 +62,20 @@ final class HostMounts {
   private HostCommand.Result overlay(Path lower, SandboxLayout layout) {
     var options =
         "lowerdir=%s,upperdir=%s,workdir=%s".formatted(lower, layout.upper(), layout.work());
-    if (settings.nativeCalls()
-        && NativeMounts.mount("kora-root", layout.root(), "overlay", 0, options)) {
+    return mount(settings, "overlay", options, "kora-root", layout.root());
+  }
+
+  /**
+   * Mounts a filesystem of a type: through {@code mount(2)} where native calls are on and allowed,
+   * else with the {@code mount} program.
+   */
+  static HostCommand.Result mount(
+      BwrapSettings settings, String type, String options, String source, Path target) {
+    if (settings.nativeCalls() && NativeMounts.mount(source, target, type, 0, options)) {
       return new HostCommand.Result(0, "");
     }
     return HostCommand.run(
-        List.of(
-            settings.mount().toString(),
-            "-t",
-            "overlay",
-            "-o",
-            options,
-            "kora-root",
-            layout.root().toString()));
+        List.of(settings.mount().toString(), "-t", type, "-o", options, source, target.toString()));
   }
 
   /**
